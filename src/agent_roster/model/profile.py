@@ -1,0 +1,192 @@
+"""AgentProfile: every field of seed 001's data model plus what seed 000 adds.
+
+The model is harness-neutral. Fields that only some harnesses have (provider, sampling,
+turn limits, ordered permission rules, mode, colour) are first-class so codecs can map them;
+anything with no canonical meaning rides in ``harness`` (one pass-through mapping per
+harness name), so nothing a codec reads is dropped on the floor.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any
+
+import msgspec
+
+
+class Runtime(str, Enum):
+    """Which runtime executes tasks for a profile (seed 000, ``runtime``)."""
+
+    CLAUDE_SDK = "claude_sdk"
+    ACPX = "acpx"
+    SUPERVISOR = "supervisor"
+
+
+#: Permission modes the seeds name. Issue 4 maps them to what each CLI accepts.
+PERMISSION_MODES: tuple[str, ...] = (
+    "default",
+    "plan",
+    "acceptEdits",
+    "bypassPermissions",
+    "auto",
+    "full",
+)
+
+
+class PermissionAction(str, Enum):
+    ALLOW = "allow"
+    ASK = "ask"
+    DENY = "deny"
+
+
+class PermissionRule(msgspec.Struct, frozen=True, kw_only=True):
+    """One ordered permission rule, OpenCode style: for ``permission`` (a tool key such as
+    ``bash`` or ``edit``, or ``*``) calls whose argument matches ``pattern`` get ``action``.
+    Rules keep the order they were written in; the last match wins."""
+
+    permission: str
+    pattern: str = "*"
+    action: PermissionAction
+
+
+class InstallManifest(msgspec.Struct, frozen=True, kw_only=True):
+    """Dependencies a profile needs (seed 001 ``install``)."""
+
+    npm: tuple[str, ...] = ()
+    pip: tuple[str, ...] = ()
+    commands: tuple[str, ...] = ()
+
+    @property
+    def is_empty(self) -> bool:
+        return not (self.npm or self.pip or self.commands)
+
+
+class PromptSection(msgspec.Struct, frozen=True, kw_only=True):
+    """A prose ``##`` section, kept verbatim: ``heading`` as written, ``body`` markdown."""
+
+    heading: str
+    body: str
+
+    @property
+    def key(self) -> str:
+        return self.heading.casefold()
+
+
+class AgentProfile(msgspec.Struct, frozen=True, kw_only=True):
+    """An agent profile, validated. Empty strings, ``None`` and empty tuples mean "not set:
+    use the default" (seed 001 config merging); ``fields_set`` names what the source file
+    set explicitly, which is what an override or an ``extends`` child contributes."""
+
+    id: str
+    name: str
+    description: str = ""
+    tags: tuple[str, ...] = ()
+    extends: str | None = None
+    # Config
+    model: str = ""
+    provider: str = ""
+    permission_mode: str = ""
+    runtime: Runtime | None = None
+    agent_name: str = ""
+    max_tokens_per_task: int | None = None
+    max_turns: int | None = None
+    temperature: float | None = None
+    top_p: float | None = None
+    mode: str = ""
+    color: str = ""
+    permission: tuple[PermissionRule, ...] = ()
+    harness: dict[str, dict[str, Any]] = msgspec.field(default_factory=dict)
+    extra_config: dict[str, Any] = msgspec.field(default_factory=dict)
+    # Tools and MCP
+    allowed_tools: tuple[str, ...] = ()
+    denied_tools: tuple[str, ...] = ()
+    mcp_servers: tuple[str, ...] = ()
+    # Prompt and install
+    sections: tuple[PromptSection, ...] = ()
+    install: InstallManifest = InstallManifest()
+    # Bookkeeping
+    metadata: dict[str, Any] = msgspec.field(default_factory=dict)
+    project: str | None = None
+    source: str = ""
+    created_at: float | None = None
+    updated_at: float | None = None
+    fields_set: frozenset[str] = frozenset()
+
+    def section(self, heading: str) -> str:
+        """The body of the prose section named ``heading`` (any case), or ``""``."""
+        wanted = heading.casefold()
+        for section in self.sections:
+            if section.key == wanted:
+                return section.body
+        return ""
+
+    @property
+    def role(self) -> str:
+        return self.section("role")
+
+    @property
+    def rules(self) -> str:
+        return self.section("rules")
+
+    @property
+    def reflection(self) -> str:
+        return self.section("reflection")
+
+    @property
+    def prompt(self) -> str:
+        """The full system-prompt text this profile contributes: every prose section, in
+        file order, each under its own ``## Heading``."""
+        return "\n\n".join(f"## {s.heading}\n\n{s.body}" if s.body else f"## {s.heading}"
+                           for s in self.sections)
+
+    @property
+    def system_prompt_suffix(self) -> str:
+        """Seed 001's name for the text injected as "Agent Role Instructions"."""
+        return self.prompt
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """The JSON form used by every ``--json`` output."""
+        data: dict[str, Any] = {
+            "id": self.id,
+            "name": self.name,
+            "description": self.description,
+            "tags": list(self.tags),
+            "extends": self.extends,
+            "model": self.model,
+            "provider": self.provider,
+            "permission_mode": self.permission_mode,
+            "runtime": self.runtime.value if self.runtime else None,
+            "agent_name": self.agent_name,
+            "max_tokens_per_task": self.max_tokens_per_task,
+            "max_turns": self.max_turns,
+            "temperature": self.temperature,
+            "top_p": self.top_p,
+            "mode": self.mode,
+            "color": self.color,
+            "permission": [
+                {"permission": r.permission, "pattern": r.pattern, "action": r.action.value}
+                for r in self.permission
+            ],
+            "harness": self.harness,
+            "extra_config": self.extra_config,
+            "allowed_tools": list(self.allowed_tools),
+            "denied_tools": list(self.denied_tools),
+            "mcp_servers": list(self.mcp_servers),
+            "role": self.role,
+            "rules": self.rules,
+            "reflection": self.reflection,
+            "sections": [{"heading": s.heading, "body": s.body} for s in self.sections],
+            "prompt": self.prompt,
+            "system_prompt_suffix": self.system_prompt_suffix,
+            "install": {
+                "npm": list(self.install.npm),
+                "pip": list(self.install.pip),
+                "commands": list(self.install.commands),
+            },
+            "metadata": self.metadata,
+            "project": self.project,
+            "source": self.source,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+        }
+        return data

@@ -1,0 +1,253 @@
+"""YAML frontmatter: found exactly, loaded with YAML 1.2 scalar rules, positions kept.
+
+PyYAML implements YAML 1.1, where ``yes``/``no``/``on`` are booleans, ``2024-01-01`` is a date
+and ``<<`` merges mappings. Profiles are written by people who expect the YAML 1.2 core schema,
+so the loader below swaps in core-schema resolvers (only ``true``/``false`` are booleans, no
+timestamps, no merge keys) and rejects duplicate keys. It subclasses libyaml's ``CSafeLoader``
+so parsing stays in C.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, NamedTuple
+
+import yaml
+from yaml.nodes import MappingNode, Node
+
+from agent_roster import diagnostics as dx
+from agent_roster.diagnostics import Diagnostic
+
+_BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+_BOOL = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
+_NULL = re.compile(r"^(?:~|null|Null|NULL|)$")
+_INT = re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$")
+_FLOAT = re.compile(
+    r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+    r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+)
+
+
+class _CoreSchemaLoader(_BaseLoader):  # type: ignore[misc, valid-type]
+    """CSafeLoader with the YAML 1.2 core schema and duplicate-key detection."""
+
+    yaml_implicit_resolvers: dict[str | None, list[tuple[str, re.Pattern[str]]]] = {}
+    yaml_constructors = dict(yaml.SafeLoader.yaml_constructors)
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self.duplicates: list[tuple[str, Node]] = []
+
+    def construct_mapping(self, node: Node, deep: bool = False) -> dict[Any, Any]:
+        if not isinstance(node, MappingNode):
+            raise yaml.constructor.ConstructorError(
+                None, None, f"expected a mapping node, but found {node.id}", node.start_mark
+            )
+        mapping: dict[Any, Any] = {}
+        for key_node, value_node in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            try:
+                hash(key)
+            except TypeError:
+                raise yaml.constructor.ConstructorError(
+                    "while constructing a mapping",
+                    node.start_mark,
+                    "found an unhashable key",
+                    key_node.start_mark,
+                ) from None
+            if key in mapping:
+                self.duplicates.append((str(key), key_node))
+            mapping[key] = self.construct_object(value_node, deep=deep)
+        return mapping
+
+
+def _bool(loader: yaml.SafeLoader, node: Node) -> bool:
+    return bool(loader.construct_scalar(node) in ("true", "True", "TRUE"))  # type: ignore[arg-type]
+
+
+def _int(loader: yaml.SafeLoader, node: Node) -> int:
+    value = str(loader.construct_scalar(node))  # type: ignore[arg-type]
+    if value.startswith("0o"):
+        return int(value[2:], 8)
+    if value.startswith("0x"):
+        return int(value[2:], 16)
+    return int(value, 10)
+
+
+def _float(loader: yaml.SafeLoader, node: Node) -> float:
+    value = str(loader.construct_scalar(node)).lower()  # type: ignore[arg-type]
+    if value.endswith(".inf"):
+        return float("-inf") if value.startswith("-") else float("inf")
+    if value == ".nan":
+        return float("nan")
+    return float(value)
+
+
+def _str(loader: yaml.SafeLoader, node: Node) -> str:
+    return str(loader.construct_scalar(node))  # type: ignore[arg-type]
+
+
+for _tag in ("bool", "int", "float", "timestamp", "merge", "value"):
+    _CoreSchemaLoader.yaml_constructors.pop(f"tag:yaml.org,2002:{_tag}", None)
+_CoreSchemaLoader.add_constructor("tag:yaml.org,2002:bool", _bool)
+_CoreSchemaLoader.add_constructor("tag:yaml.org,2002:int", _int)
+_CoreSchemaLoader.add_constructor("tag:yaml.org,2002:float", _float)
+_CoreSchemaLoader.add_constructor("tag:yaml.org,2002:timestamp", _str)
+_CoreSchemaLoader.add_implicit_resolver("tag:yaml.org,2002:bool", _BOOL, list("tTfF"))
+_CoreSchemaLoader.add_implicit_resolver("tag:yaml.org,2002:null", _NULL, ["~", "n", "N", ""])
+_CoreSchemaLoader.add_implicit_resolver("tag:yaml.org,2002:int", _INT, list("-+0123456789"))
+_CoreSchemaLoader.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT, list("-+.0123456789"))
+
+
+class Mark(NamedTuple):
+    """A 1-based file position."""
+
+    line: int
+    column: int
+
+
+class Frontmatter(NamedTuple):
+    """The frontmatter of a document.
+
+    ``data`` maps keys to values; ``key_marks``/``value_marks`` give the file position of
+    each top-level key and value. ``body_offset``/``body_line`` locate the text after the
+    closing delimiter. ``present`` is False when the file has no frontmatter at all."""
+
+    data: dict[str, Any]
+    key_marks: dict[str, Mark]
+    value_marks: dict[str, Mark]
+    present: bool
+    end_line: int
+    body_offset: int
+    body_line: int
+
+
+_OPEN = re.compile(r"---[ \t]*(?:\n|\Z)")
+_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.M)
+_LEADING_BLANK = re.compile(r"(?:[ \t]*\n)+---[ \t]*\n")
+
+
+def read_frontmatter(text: str, path: str, out: list[Diagnostic]) -> Frontmatter:
+    """Split ``text`` (already newline-normalised) into frontmatter and body.
+
+    Problems are appended to ``out``; the result is always usable (empty data on error)."""
+    opening = _OPEN.match(text)
+    if opening is None:
+        if _LEADING_BLANK.match(text):
+            out.append(
+                dx.make(
+                    "frontmatter-not-at-start",
+                    "the frontmatter's opening --- is not on the first line",
+                    path=path,
+                    line=1 + text.count("\n", 0, text.index("---")),
+                    hint="delete the blank lines above ---; editors only read frontmatter there",
+                )
+            )
+        return Frontmatter({}, {}, {}, False, 0, 0, 1)
+    closing = _CLOSE.search(text, opening.end())
+    if closing is None:
+        out.append(
+            dx.make(
+                "frontmatter-unterminated",
+                "the frontmatter opened on line 1 is never closed",
+                path=path,
+                hint="add a line with just --- after the last frontmatter key",
+            )
+        )
+        return Frontmatter({}, {}, {}, True, 1, len(text), 1 + text.count("\n"))
+    yaml_text = text[opening.end() : closing.start()]
+    end_line = 1 + text.count("\n", 0, closing.start())
+    body_offset = closing.end() + 1 if closing.end() < len(text) else closing.end()
+    data, key_marks, value_marks = _load_mapping(yaml_text, 2, path, out)
+    return Frontmatter(data, key_marks, value_marks, True, end_line, body_offset, end_line + 1)
+
+
+def _load_mapping(
+    yaml_text: str, first_line: int, path: str, out: list[Diagnostic]
+) -> tuple[dict[str, Any], dict[str, Mark], dict[str, Mark]]:
+    loader = _CoreSchemaLoader(yaml_text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return {}, {}, {}
+        data = loader.construct_document(node)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = first_line + (mark.line if mark else 0)
+        column = 1 + (mark.column if mark else 0)
+        problem = exc.problem or "invalid YAML"
+        if exc.context:
+            problem = f"{problem} ({exc.context})"
+        out.append(
+            dx.make(
+                "yaml-invalid",
+                f"invalid YAML in frontmatter: {problem}",
+                path=path,
+                line=line,
+                column=column,
+                hint="check indentation and quoting; a value containing ': ' needs quotes",
+            )
+        )
+        return {}, {}, {}
+    finally:
+        loader.dispose()
+    for key, key_node in loader.duplicates:
+        out.append(
+            dx.make(
+                "yaml-duplicate-key",
+                f"key {key!r} appears more than once in the frontmatter",
+                path=path,
+                line=first_line + key_node.start_mark.line,
+                column=1 + key_node.start_mark.column,
+                hint="keep one of them; YAML does not allow repeated keys",
+            )
+        )
+    if not isinstance(data, dict):
+        out.append(
+            dx.make(
+                "yaml-not-mapping",
+                f"the frontmatter must be a mapping of keys to values, got {_yaml_type(data)}",
+                path=path,
+                line=first_line + node.start_mark.line,
+                column=1 + node.start_mark.column,
+                hint="write one 'key: value' per line, for example 'id: coding'",
+            )
+        )
+        return {}, {}, {}
+    key_marks: dict[str, Mark] = {}
+    value_marks: dict[str, Mark] = {}
+    result: dict[str, Any] = {}
+    assert isinstance(node, MappingNode)
+    for key_node, value_node in node.value:
+        if not isinstance(key_node.value, str) or key_node.tag != "tag:yaml.org,2002:str":
+            out.append(
+                dx.make(
+                    "field-type",
+                    f"frontmatter keys must be strings, got {key_node.value!r}",
+                    path=path,
+                    line=first_line + key_node.start_mark.line,
+                    column=1 + key_node.start_mark.column,
+                    hint="quote the key or rename it",
+                )
+            )
+            continue
+        key = key_node.value
+        key_marks[key] = Mark(
+            first_line + key_node.start_mark.line, 1 + key_node.start_mark.column
+        )
+        value_marks[key] = Mark(
+            first_line + value_node.start_mark.line, 1 + value_node.start_mark.column
+        )
+        result[key] = data[key]
+    return result, key_marks, value_marks
+
+
+def _yaml_type(value: object) -> str:
+    if value is None:
+        return "nothing"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return "a plain string"
+    return type(value).__name__

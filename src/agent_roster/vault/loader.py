@@ -1,0 +1,196 @@
+"""Loading a whole vault: every profile and MCP server file, parsed and cross-checked.
+
+This is the one read path that ``validate``, ``show`` and sync share. Files are listed by the
+layout (no recursive walk), MCP servers are parsed first so the known-tools registry can name
+their tools, then every profile. Cross-file rules (unknown MCP server names, ``extends``
+targets and cycles) are checked once everything is read.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import NamedTuple
+
+from agent_roster import diagnostics as dx
+from agent_roster.diagnostics import Diagnostic
+from agent_roster.known_tools import DEFAULT_EMBEDDED_SERVER, KnownTools
+from agent_roster.vault.mcp_parser import ParsedServer, parse_mcp_server
+from agent_roster.vault.paths import EntryKind, ScannedFile, VaultLayout, classify
+from agent_roster.vault.profile_parser import ParsedProfile, parse_profile
+
+Key = tuple[str | None, str]  # (project id or None, profile id / server name)
+
+
+class VaultSnapshot(NamedTuple):
+    """Everything read from a vault in one pass."""
+
+    layout: VaultLayout
+    profiles: dict[Key, ParsedProfile]
+    servers: dict[Key, ParsedServer]
+    diagnostics: tuple[Diagnostic, ...]
+
+    @property
+    def files(self) -> int:
+        return len(self.profiles) + len(self.servers) + sum(
+            1 for d in self.diagnostics if d.code in ("file-unreadable", "path-outside-vault")
+        )
+
+    def all_diagnostics(self) -> list[Diagnostic]:
+        found: list[Diagnostic] = []
+        for parsed in self.servers.values():
+            found.extend(parsed.diagnostics)
+        for parsed_profile in self.profiles.values():
+            found.extend(parsed_profile.diagnostics)
+        found.extend(self.diagnostics)
+        return found
+
+
+def read_bytes(scanned: ScannedFile, out: list[Diagnostic]) -> bytes | None:
+    """Read one listed file, refusing ones whose symlinks leave the vault."""
+    rel = scanned.entry.rel_path
+    if scanned.escapes:
+        out.append(dx.make("path-outside-vault", f"{rel} is a symlink that leads outside the "
+                           "vault; it was not read", path=rel,
+                           hint="copy the file into the vault instead of linking to it"))
+        return None
+    try:
+        with open(scanned.path, "rb") as handle:
+            return handle.read()
+    except OSError as exc:
+        out.append(dx.make("file-unreadable", f"cannot read {rel}: {exc.strerror}", path=rel,
+                           hint="check the file's permissions"))
+        return None
+
+
+def server_names(servers: Iterable[Key], project: str | None) -> set[str]:
+    """Server names visible from ``project``: system entries plus the project's own."""
+    return {name for scope, name in servers if scope is None or scope == project}
+
+
+def load_vault(
+    root: str | os.PathLike[str], *, embedded: str = DEFAULT_EMBEDDED_SERVER
+) -> VaultSnapshot:
+    """Read and validate every profile and MCP server file under ``root``."""
+    layout = VaultLayout(root)
+    extra: list[Diagnostic] = []
+    scanned = list(layout.iter_entries())
+    servers: dict[Key, ParsedServer] = {}
+    profile_files: list[tuple[ScannedFile, bytes]] = []
+    for item in scanned:
+        raw = read_bytes(item, extra)
+        if raw is None:
+            continue
+        entry = item.entry
+        if entry.kind is EntryKind.MCP_SERVER:
+            servers[(entry.project, entry.id)] = parse_mcp_server(
+                raw, path=entry.rel_path, expected_name=entry.id, project=entry.project
+            )
+        else:
+            profile_files.append((item, raw))
+
+    known_by_scope: dict[str | None, KnownTools] = {}
+
+    def known_for(project: str | None) -> KnownTools:
+        if project not in known_by_scope:
+            known_by_scope[project] = KnownTools(server_names(servers, project), embedded=embedded)
+        return known_by_scope[project]
+
+    profiles: dict[Key, ParsedProfile] = {}
+    for item, raw in profile_files:
+        entry = item.entry
+        profiles[(entry.project, entry.id)] = parse_profile(
+            raw,
+            path=entry.rel_path,
+            expected_id=entry.id,
+            project=entry.project,
+            known_tools=known_for(entry.project),
+        )
+    _cross_check(profiles, servers, embedded, extra)
+    return VaultSnapshot(layout, profiles, servers, tuple(extra))
+
+
+def _cross_check(
+    profiles: dict[Key, ParsedProfile],
+    servers: dict[Key, ParsedServer],
+    embedded: str,
+    out: list[Diagnostic],
+) -> None:
+    system_ids = {ident for (project, ident) in profiles if project is None}
+    for (project, _ident), parsed in profiles.items():
+        profile = parsed.profile
+        if profile is None or parsed.document is None:
+            continue
+        visible = server_names(servers, project) | {embedded}
+        for name in profile.mcp_servers:
+            if name not in visible:
+                where = "this project's or the system " if project else ""
+                out.append(dx.make(
+                    "mcp-server-unknown",
+                    f"MCP server {name!r} is not in {where}registry",
+                    path=profile.source,
+                    line=_section_line(parsed, "mcp servers"),
+                    hint=f"add mcp-servers/{name}.md, or remove the name",
+                ))
+        if profile.extends is not None and profile.extends not in system_ids:
+            out.append(dx.make(
+                "field-value",
+                f"'extends' names {profile.extends!r}, which is not a profile in this vault",
+                path=profile.source,
+                line=_frontmatter_line(parsed, "extends"),
+                hint="name an existing agent-types/<id>",
+            ))
+    _check_cycles(profiles, out)
+
+
+def _check_cycles(profiles: dict[Key, ParsedProfile], out: list[Diagnostic]) -> None:
+    parents = {
+        ident: parsed.profile.extends
+        for (project, ident), parsed in profiles.items()
+        if project is None and parsed.profile is not None and parsed.profile.extends
+    }
+    reported: set[str] = set()
+    for start in sorted(parents):
+        chain = [start]
+        current = parents.get(start)
+        while current is not None and current not in chain:
+            chain.append(current)
+            current = parents.get(current)
+        if current is not None and start not in reported:
+            cycle = chain[chain.index(current):] + [current]
+            reported.update(cycle)
+            parsed = profiles[(None, start)]
+            out.append(dx.make(
+                "field-value",
+                "'extends' forms a cycle: " + " → ".join(cycle),
+                path=parsed.profile.source if parsed.profile else start,
+                line=_frontmatter_line(parsed, "extends"),
+                hint="one profile in the cycle must not extend another",
+            ))
+
+
+def _section_line(parsed: ParsedProfile, key: str) -> int:
+    if parsed.document is None:
+        return 1
+    for section in parsed.document.structure.sections:
+        if section.key == key:
+            return section.line
+    return 1
+
+
+def _frontmatter_line(parsed: ParsedProfile, key: str) -> int:
+    if parsed.document is None:
+        return 1
+    mark = parsed.document.frontmatter.key_marks.get(key)
+    return mark.line if mark else 1
+
+
+def locate_vault(file: Path) -> tuple[Path, str] | None:
+    """For a file inside some vault's layout, the vault root and the file's relative path."""
+    resolved = file.resolve()
+    for ancestor in resolved.parents:
+        rel = resolved.relative_to(ancestor).as_posix()
+        if classify(rel) is not None:
+            return ancestor, rel
+    return None

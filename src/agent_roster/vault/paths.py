@@ -1,0 +1,237 @@
+"""The one place that maps vault paths to (kind, scope, id) and back.
+
+Vault layout (seeds 000/001)::
+
+    agent-types/<id>/profile.md                        system-scope profile
+    agent-types/<id>/memory/                           the agent type's memory
+    projects/<pid>/agent-types/<id>/profile.md         project override of <id>
+    mcp-servers/<name>.md                              system-scope MCP server
+    projects/<pid>/mcp-servers/<name>.md               project-scope MCP server
+    templates/knowledge/<type>/*.md                    starter knowledge packs
+    roster.toml                                        base runtime configuration
+
+Nothing else in the package builds vault paths. Every id, name and project id that becomes a
+path segment goes through :func:`check_segment` first, so no input can point outside the vault.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from enum import Enum
+from pathlib import Path, PurePosixPath
+from typing import NamedTuple
+
+from agent_roster.errors import UnsafeNameError, VaultError
+
+AGENT_TYPES = "agent-types"
+PROJECTS = "projects"
+MCP_SERVERS = "mcp-servers"
+TEMPLATES = "templates"
+KNOWLEDGE = "knowledge"
+MEMORY = "memory"
+PROFILE_FILE = "profile.md"
+CONFIG_FILE = "roster.toml"
+MAX_SEGMENT = 128
+
+
+class EntryKind(str, Enum):
+    PROFILE = "profile"
+    MCP_SERVER = "mcp-server"
+
+
+class VaultEntry(NamedTuple):
+    """What a vault-relative path means: a profile or an MCP server, its id, its project."""
+
+    kind: EntryKind
+    id: str
+    project: str | None
+    rel_path: str
+
+
+def segment_problem(value: object) -> str | None:
+    """Why ``value`` is not a single safe path segment, or ``None`` when it is."""
+    if not isinstance(value, str):
+        return f"must be a string, got {type(value).__name__}"
+    if not value:
+        return "must not be empty"
+    if value in {".", ".."} or ".." in value:
+        return "must not contain '..'"
+    if value.startswith("."):
+        return "must not start with a dot"
+    for char in value:
+        if char in "/\\":
+            return f"must not contain {char!r}"
+        if char == ":":
+            return "must not contain ':'"
+        if ord(char) < 32 or ord(char) == 127:
+            return "must not contain control characters"
+    if value != value.strip():
+        return "must not start or end with whitespace"
+    if len(value) > MAX_SEGMENT:
+        return f"must be at most {MAX_SEGMENT} characters"
+    return None
+
+
+def check_segment(value: object, what: str = "id") -> str:
+    """Return ``value`` if it is a safe single path segment, else raise UnsafeNameError."""
+    problem = segment_problem(value)
+    if problem is not None:
+        raise UnsafeNameError(
+            f"{what} {value!r} {problem}",
+            hint="use letters, digits, '-' and '_', for example 'code-review'",
+        )
+    assert isinstance(value, str)
+    return value
+
+
+def classify(rel_path: str) -> VaultEntry | None:
+    """Map a vault-relative path (``/`` or ``\\`` separated) to what it holds, or ``None``
+    when the layout gives it no meaning. Unsafe segments never classify."""
+    parts = PurePosixPath(rel_path.replace("\\", "/")).parts
+    entry = _classify_parts(parts)
+    if entry is None:
+        return None
+    kind, ident, project = entry
+    if segment_problem(ident) or (project is not None and segment_problem(project)):
+        return None
+    return VaultEntry(kind, ident, project, "/".join(parts))
+
+
+def _classify_parts(parts: tuple[str, ...]) -> tuple[EntryKind, str, str | None] | None:
+    project: str | None = None
+    if len(parts) >= 3 and parts[0] == PROJECTS:
+        project, parts = parts[1], parts[2:]
+    if len(parts) == 3 and parts[0] == AGENT_TYPES and parts[2] == PROFILE_FILE:
+        return EntryKind.PROFILE, parts[1], project
+    if len(parts) == 2 and parts[0] == MCP_SERVERS and parts[1].endswith(".md"):
+        return EntryKind.MCP_SERVER, parts[1][: -len(".md")], project
+    return None
+
+
+class VaultLayout:
+    """Paths inside one vault. All builders validate their segments."""
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self.root = Path(root)
+
+    def __repr__(self) -> str:
+        return f"VaultLayout({str(self.root)!r})"
+
+    # -- builders -------------------------------------------------------------------------
+    def profile_path(self, profile_id: str, project: str | None = None) -> Path:
+        base = self._scope(project)
+        return base / AGENT_TYPES / check_segment(profile_id, "profile id") / PROFILE_FILE
+
+    def mcp_server_path(self, name: str, project: str | None = None) -> Path:
+        return self._scope(project) / MCP_SERVERS / f"{check_segment(name, 'server name')}.md"
+
+    def memory_dir(self, profile_id: str) -> Path:
+        return self.root / AGENT_TYPES / check_segment(profile_id, "profile id") / MEMORY
+
+    def knowledge_dir(self, agent_type: str) -> Path:
+        return self.root / TEMPLATES / KNOWLEDGE / check_segment(agent_type, "agent type")
+
+    @property
+    def config_path(self) -> Path:
+        return self.root / CONFIG_FILE
+
+    def _scope(self, project: str | None) -> Path:
+        if project is None:
+            return self.root
+        return self.root / PROJECTS / check_segment(project, "project id")
+
+    # -- reading --------------------------------------------------------------------------
+    def relative(self, path: str | os.PathLike[str]) -> str:
+        """The vault-relative POSIX form of ``path`` (which must lie inside the vault)."""
+        try:
+            rel = Path(path).resolve().relative_to(self.root.resolve())
+        except ValueError:
+            raise VaultError(f"{os.fspath(path)} is outside the vault {self.root}") from None
+        return rel.as_posix()
+
+    def is_inside(self, path: str | os.PathLike[str]) -> bool:
+        """True when ``path``, with every symlink followed, stays inside the vault."""
+        real_root = os.path.realpath(self.root)
+        real = os.path.realpath(path)
+        return real == real_root or real.startswith(real_root + os.sep)
+
+    def iter_entries(self) -> Iterator[ScannedFile]:
+        """Every profile and MCP server file the layout defines, system scope first.
+
+        Only the layout's own folders are listed (no recursive walk), and hidden or unsafe
+        names are skipped, so memory notes, editor files and ``.obsidian/`` cost nothing.
+        A file reached through a symlink that leaves the vault is yielded with
+        ``escapes=True`` so callers report it instead of reading it."""
+        scan = _Scanner(os.path.realpath(self.root))
+        yield from scan.scope(self.root, None, False)
+        projects = self.root / PROJECTS
+        for project, escapes in scan.subdirs(projects, False):
+            yield from scan.scope(projects / project, project, escapes)
+
+
+class ScannedFile(NamedTuple):
+    entry: VaultEntry
+    path: Path
+    escapes: bool
+
+
+class _Scanner:
+    """Lists layout folders with ``os.scandir``; symlinks are the only entries that pay for
+    a ``realpath`` check, so a plain vault costs one directory read per folder."""
+
+    def __init__(self, real_root: str) -> None:
+        self.real_root = real_root
+
+    def _escapes(self, path: str) -> bool:
+        real = os.path.realpath(path)
+        return not (real == self.real_root or real.startswith(self.real_root + os.sep))
+
+    def scope(self, base: Path, project: str | None, escapes: bool) -> Iterator[ScannedFile]:
+        prefix = f"{PROJECTS}/{project}/" if project else ""
+        agent_types = base / AGENT_TYPES
+        for ident, dir_escapes in self.subdirs(agent_types, escapes):
+            path = agent_types / ident / PROFILE_FILE
+            try:
+                is_link = path.is_symlink()
+                if not (is_link or path.is_file()):
+                    continue
+            except OSError:
+                continue
+            file_escapes = dir_escapes or (is_link and self._escapes(os.fspath(path)))
+            rel = f"{prefix}{AGENT_TYPES}/{ident}/{PROFILE_FILE}"
+            entry = VaultEntry(EntryKind.PROFILE, ident, project, rel)
+            yield ScannedFile(entry, path, file_escapes)
+        servers = base / MCP_SERVERS
+        for name, file_escapes in self.files(servers, ".md", escapes):
+            rel = f"{prefix}{MCP_SERVERS}/{name}"
+            entry = VaultEntry(EntryKind.MCP_SERVER, name[:-3], project, rel)
+            yield ScannedFile(entry, servers / name, file_escapes)
+
+    def subdirs(self, folder: Path, escapes: bool) -> list[tuple[str, bool]]:
+        found = []
+        try:
+            with os.scandir(folder) as it:
+                for e in it:
+                    if segment_problem(e.name) is not None or not e.is_dir():
+                        continue
+                    found.append((e.name, escapes or (e.is_symlink() and self._escapes(e.path))))
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+        found.sort()
+        return found
+
+    def files(self, folder: Path, suffix: str, escapes: bool) -> list[tuple[str, bool]]:
+        found = []
+        try:
+            with os.scandir(folder) as it:
+                for e in it:
+                    if not e.name.endswith(suffix):
+                        continue
+                    if segment_problem(e.name[: -len(suffix)]) is not None or not e.is_file():
+                        continue
+                    found.append((e.name, escapes or (e.is_symlink() and self._escapes(e.path))))
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+        found.sort()
+        return found

@@ -1,0 +1,60 @@
+"""Shared test fixtures: a tree builder and a guard against touching the real home."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+import pytest
+
+Tree = Mapping[str, "str | bytes | Tree"]
+
+
+def build_tree(root: Path, tree: Tree) -> Path:
+    """Create files and folders under ``root`` from a nested dict; returns ``root``.
+
+    Keys are relative paths (``a/b.md`` is fine); a str or bytes value is a file's content,
+    a dict is a folder."""
+    for name, content in tree.items():
+        path = root / name
+        if isinstance(content, Mapping):
+            path.mkdir(parents=True, exist_ok=True)
+            build_tree(path, content)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(content, bytes):
+                path.write_bytes(content)
+            else:
+                path.write_text(content, encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def make_tree(tmp_path: Path):  # type: ignore[no-untyped-def]
+    def make(tree: Tree, sub: str = "vault") -> Path:
+        root = tmp_path / sub
+        root.mkdir(parents=True, exist_ok=True)
+        return build_tree(root, tree)
+
+    return make
+
+
+@pytest.fixture(autouse=True)
+def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Point HOME at a temporary folder and fail the test if the real home changes."""
+    real_home = Path(os.path.expanduser("~"))
+    fake_home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(fake_home))
+    monkeypatch.delenv("ROSTER_VAULT", raising=False)
+    monkeypatch.delenv("ROSTER_DB", raising=False)
+    before = _snapshot(real_home)
+    yield
+    assert _snapshot(real_home) == before, "a test wrote into the real home directory"
+
+
+def _snapshot(home: Path) -> set[str]:
+    try:
+        return {p.name for p in home.iterdir() if p.name.startswith((".roster", "roster"))}
+    except OSError:
+        return set()
