@@ -45,16 +45,16 @@ INSTALL_KEYS = ("npm", "pip", "commands")
 MODES = ("primary", "subagent", "all")
 ACTIONS = tuple(a.value for a in PermissionAction)
 
-_NPM_NAME = re.compile(
+NPM_NAME = re.compile(
     r"^(?:@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9~][a-z0-9._~-]*(?:@[A-Za-z0-9._^~<>=*|+ -]+)?$"
 )
-_PIP_REQ = re.compile(
+PIP_REQ = re.compile(
     r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?"
     r"(?:\[[A-Za-z0-9._, -]+\])?"
     r"(?:\s*(?:===|==|!=|~=|<=|>=|<|>)\s*[A-Za-z0-9.*+!_-]+"
     r"(?:\s*,\s*(?:===|==|!=|~=|<=|>=|<|>)\s*[A-Za-z0-9.*+!_-]+)*)?$"
 )
-_COMMAND = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._+-]*$")
+COMMAND = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._+-]*$")
 
 
 def _is_int(value: Any) -> bool:
@@ -328,7 +328,7 @@ def validate_install(block: JsonBlock, r: Reporter) -> InstallManifest | None:
         names = _string_list(block, (key,), value, r, f"Install {key!r}")
         if names is None:
             continue
-        pattern = {"npm": _NPM_NAME, "pip": _PIP_REQ, "commands": _COMMAND}[key]
+        pattern = {"npm": NPM_NAME, "pip": PIP_REQ, "commands": COMMAND}[key]
         good = []
         for index, name in enumerate(names):
             if pattern.match(name.strip()) is None:

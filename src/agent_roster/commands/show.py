@@ -1,0 +1,68 @@
+"""``show``: one profile, read straight from the vault (no database needed)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import NamedTuple
+
+from agent_roster.diagnostics import Diagnostic, did_you_mean
+from agent_roster.errors import NotFoundError
+from agent_roster.known_tools import KnownTools
+from agent_roster.model.profile import AgentProfile
+from agent_roster.vault.loader import read_bytes, server_names
+from agent_roster.vault.mcp_parser import parse_mcp_server
+from agent_roster.vault.paths import EntryKind, VaultLayout, check_segment
+from agent_roster.vault.profile_parser import parse_profile
+
+
+class ShownProfile(NamedTuple):
+    """The profile as the file defines it, and the file's diagnostics."""
+
+    profile: AgentProfile | None
+    diagnostics: tuple[Diagnostic, ...]
+
+    @property
+    def ok(self) -> bool:
+        return self.profile is not None and not any(d.is_error for d in self.diagnostics)
+
+
+def show_profile(
+    vault: str | os.PathLike[str], profile_id: str, *, project: str | None = None
+) -> ShownProfile:
+    """Parse ``agent-types/<id>/profile.md`` (or the project's override) with the vault's
+    MCP registry as context. Raises NotFoundError, with a did-you-mean, when it is absent."""
+    layout = VaultLayout(vault)
+    check_segment(profile_id, "profile id")
+    path = layout.profile_path(profile_id, project)
+    problems: list[Diagnostic] = []
+    servers = {}
+    profile_ids: list[str] = []
+    target = None
+    for scanned in layout.iter_entries():
+        entry = scanned.entry
+        if entry.kind is EntryKind.MCP_SERVER and entry.project in (None, project):
+            raw = read_bytes(scanned, problems)
+            if raw is not None:
+                servers[(entry.project, entry.id)] = parse_mcp_server(
+                    raw, path=entry.rel_path, expected_name=entry.id, project=entry.project
+                )
+        elif entry.kind is EntryKind.PROFILE and entry.project == project:
+            profile_ids.append(entry.id)
+            if entry.id == profile_id:
+                target = scanned
+    if target is None:
+        where = f" in project {project!r}" if project else ""
+        hint = did_you_mean(profile_id, profile_ids) or (
+            f"create {Path(path).relative_to(layout.root).as_posix()}, or run "
+            "'roster validate' to list what the vault holds")
+        raise NotFoundError(f"no profile {profile_id!r}{where} in vault {layout.root}", hint=hint)
+    raw = read_bytes(target, problems)
+    if raw is None:
+        return ShownProfile(None, tuple(problems))
+    known = KnownTools(server_names(servers, project))
+    parsed = parse_profile(
+        raw, path=target.entry.rel_path, expected_id=profile_id, project=project,
+        known_tools=known,
+    )
+    return ShownProfile(parsed.profile, (*problems, *parsed.diagnostics))

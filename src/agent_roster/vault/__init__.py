@@ -1,0 +1,1 @@
+"""Reading and writing the vault: layout, parsers, loader and the atomic writer."""

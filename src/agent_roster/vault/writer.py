@@ -1,0 +1,66 @@
+"""The one function that writes vault files: atomically, and never outside the vault.
+
+A reader (an editor, the watcher, another process) must see either the old file or the new
+one, never a half-written file, so content goes to a temporary file in the same folder, is
+flushed and fsynced, then renamed over the target; the folder is fsynced so the rename
+survives a crash.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from agent_roster.errors import VaultError
+from agent_roster.vault.paths import VaultLayout
+
+
+def atomic_write(path: str | os.PathLike[str], content: str | bytes, *, mode: int = 0o644) -> None:
+    """Write ``content`` to ``path`` atomically (temp file, fsync, rename, fsync folder)."""
+    target = Path(path)
+    data = content.encode("utf-8") if isinstance(content, str) else content
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp_name, mode)
+        os.replace(tmp_name, target)
+    except BaseException:
+        try:
+            os.unlink(tmp_name)
+        except FileNotFoundError:
+            pass
+        raise
+    _fsync_dir(target.parent)
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return  # some platforms cannot open folders; the rename is still atomic
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def write_in_vault(
+    layout: VaultLayout, path: str | os.PathLike[str], content: str | bytes, *,
+    overwrite: bool = False,
+) -> bool:
+    """Write a file that must lie inside the vault (symlinks followed); returns False when
+    the file exists and ``overwrite`` is not set."""
+    target = Path(path)
+    if not layout.is_inside(target.parent if not target.exists() else target):
+        raise VaultError(f"refusing to write {target}: it is outside the vault {layout.root}")
+    if target.exists() and not overwrite:
+        return False
+    atomic_write(target, content)
+    return True
