@@ -7,12 +7,12 @@ The vault follows seed 000/001's layout:
   ``## MCP Servers``, ``## Rules``, ``## Reflection``, ``## Install`` and now and then an extra
   prose section or a paragraph of prose around a JSON block (both are legal and kept);
 * ``mcp-servers/<name>.md`` — M registry entries, a mix of stdio and http (a few sse);
-* ``projects/<pid>/agent-types/<id>/profile.md`` — P projects with 1–3 partial overrides of
+* ``projects/<pid>/agent-types/<id>/profile.md`` — P projects with 1-3 partial overrides of
   existing system profiles each (a Config with one or two keys, maybe Rules, maybe MCP
   Servers), and sometimes a project-scope MCP server.
 
 Everything comes from one ``random.Random(seed)``, so the same arguments always give the same
-bytes. Profiles are about 1.5–2.5 KB, like hand-written ones. The vault is meant to validate
+bytes. Profiles are about 1.5-2.5 KB, like hand-written ones. The vault is meant to validate
 with no errors and no warnings (``--check`` proves it through
 ``agent_roster.vault.loader.load_vault``), so a benchmark measures the clean path that real
 vaults take, and any diagnostic points at a regression rather than at the generator.
@@ -38,13 +38,48 @@ from pathlib import Path
 # --- vocabulary -----------------------------------------------------------------------------
 
 DOMAINS = (
-    "python", "typescript", "rust", "go", "java", "kotlin", "swift", "react", "django",
-    "postgres", "infra", "terraform", "k8s", "docs", "security", "data", "ml", "frontend",
-    "backend", "mobile", "release", "api", "search", "billing", "auth", "observability",
+    "python",
+    "typescript",
+    "rust",
+    "go",
+    "java",
+    "kotlin",
+    "swift",
+    "react",
+    "django",
+    "postgres",
+    "infra",
+    "terraform",
+    "k8s",
+    "docs",
+    "security",
+    "data",
+    "ml",
+    "frontend",
+    "backend",
+    "mobile",
+    "release",
+    "api",
+    "search",
+    "billing",
+    "auth",
+    "observability",
 )
 ROLES = (
-    "coding", "code-review", "qa", "web-developer", "supervisor", "refactorer", "migrator",
-    "triager", "doc-writer", "debugger", "planner", "perf-tuner", "auditor", "tester",
+    "coding",
+    "code-review",
+    "qa",
+    "web-developer",
+    "supervisor",
+    "refactorer",
+    "migrator",
+    "triager",
+    "doc-writer",
+    "debugger",
+    "planner",
+    "perf-tuner",
+    "auditor",
+    "tester",
 )
 ROLE_LINES = (
     "You write, modify and debug code within a project workspace.",
@@ -86,12 +121,21 @@ REFLECTIONS = (
     "Was any instruction in this profile wrong or out of date?",
 )
 EXTRA_SECTIONS = (
-    ("Output Format", "Reply with a short summary, then a bulleted list of changed files.\n"
-     "Link every claim about behaviour to a test or a command you ran."),
-    ("Escalation", "Stop and ask a human when a change touches billing, auth or data\n"
-     "migrations, or when two attempts at a fix have failed."),
-    ("Workflow", "1. Read the task and the files it names.\n2. Write a failing test.\n"
-     "3. Make it pass.\n4. Run the full suite and the linters.\n5. Commit."),
+    (
+        "Output Format",
+        "Reply with a short summary, then a bulleted list of changed files.\n"
+        "Link every claim about behaviour to a test or a command you ran.",
+    ),
+    (
+        "Escalation",
+        "Stop and ask a human when a change touches billing, auth or data\n"
+        "migrations, or when two attempts at a fix have failed.",
+    ),
+    (
+        "Workflow",
+        "1. Read the task and the files it names.\n2. Write a failing test.\n"
+        "3. Make it pass.\n4. Run the full suite and the linters.\n5. Commit.",
+    ),
 )
 CONFIG_NOTES = (
     "The model and budget were tuned on last quarter's tasks; raise the budget only with\n"
@@ -99,28 +143,56 @@ CONFIG_NOTES = (
     "This profile runs with a bounded tool surface; see the Tools section for the list.",
 )
 MODELS = (
-    "claude-sonnet-4-6", "claude-sonnet-4-5", "claude-opus-4-1", "claude-haiku-4-5",
+    "claude-sonnet-4-6",
+    "claude-sonnet-4-5",
+    "claude-opus-4-1",
+    "claude-haiku-4-5",
     "claude-opus-4-6",
 )
 PERMISSION_MODES = ("default", "plan", "acceptEdits", "bypassPermissions", "auto", "full")
 ACP_AGENTS = ("claude", "codex", "gemini", "opencode", "cursor")
 BUILTIN_TOOLS = (
-    "Read", "Grep", "Glob", "Edit", "Write", "MultiEdit", "Bash", "LS", "WebFetch",
-    "WebSearch", "TodoWrite", "NotebookEdit", "Task", "Agent",
+    "Read",
+    "Grep",
+    "Glob",
+    "Edit",
+    "Write",
+    "MultiEdit",
+    "Bash",
+    "LS",
+    "WebFetch",
+    "WebSearch",
+    "TodoWrite",
+    "NotebookEdit",
+    "Task",
+    "Agent",
 )
 EMBEDDED_TOOLS = (
-    "create_task", "get_task", "edit_task", "list_profiles", "get_profile",
-    "list_mcp_servers", "validate_vault", "show_effective_profile", "edit_project",
+    "create_task",
+    "get_task",
+    "edit_task",
+    "list_profiles",
+    "get_profile",
+    "list_mcp_servers",
+    "validate_vault",
+    "show_effective_profile",
+    "edit_project",
 )
 DENIABLE = ("Bash", "WebFetch", "WebSearch", "Write", "NotebookEdit", "Agent", "Task")
 # (base name, stdio package or None for http, tool names)
 SERVER_KINDS: tuple[tuple[str, str | None, tuple[str, ...]], ...] = (
-    ("github", "@modelcontextprotocol/server-github",
-     ("create_issue", "get_issue", "list_pull_requests", "create_pull_request", "search_code")),
+    (
+        "github",
+        "@modelcontextprotocol/server-github",
+        ("create_issue", "get_issue", "list_pull_requests", "create_pull_request", "search_code"),
+    ),
     ("playwright", "@playwright/mcp", ("browser_navigate", "browser_click", "browser_snapshot")),
     ("postgres", "@modelcontextprotocol/server-postgres", ("query", "list_tables")),
-    ("filesystem", "@modelcontextprotocol/server-filesystem",
-     ("read_file", "write_file", "list_directory")),
+    (
+        "filesystem",
+        "@modelcontextprotocol/server-filesystem",
+        ("read_file", "write_file", "list_directory"),
+    ),
     ("memory", "@modelcontextprotocol/server-memory", ("create_entities", "search_nodes")),
     ("sentry", None, ("list_issues", "get_issue_details", "resolve_issue")),
     ("linear", None, ("list_issues", "create_issue", "update_issue")),
@@ -129,17 +201,38 @@ SERVER_KINDS: tuple[tuple[str, str | None, tuple[str, ...]], ...] = (
     ("docs", None, ("search_docs", "fetch_page")),
 )
 NPM_PACKAGES = (
-    "typescript", "eslint@9", "prettier", "@playwright/test", "vitest", "pnpm", "tsx",
+    "typescript",
+    "eslint@9",
+    "prettier",
+    "@playwright/test",
+    "vitest",
+    "pnpm",
+    "tsx",
     "@biomejs/biome",
 )
 PIP_PACKAGES = (
-    "ruff", "pytest>=8", "mypy==1.13.0", "black", "hypothesis", "coverage[toml]>=7",
+    "ruff",
+    "pytest>=8",
+    "mypy==1.13.0",
+    "black",
+    "hypothesis",
+    "coverage[toml]>=7",
     "pre-commit",
 )
 COMMANDS = ("git", "node", "uv", "make", "docker", "gh", "jq", "rg")
 PROJECT_WORDS = (
-    "acme", "orbit", "lumen", "harbor", "atlas", "nimbus", "quartz", "ember", "delta",
-    "sierra", "cobalt", "juniper",
+    "acme",
+    "orbit",
+    "lumen",
+    "harbor",
+    "atlas",
+    "nimbus",
+    "quartz",
+    "ember",
+    "delta",
+    "sierra",
+    "cobalt",
+    "juniper",
 )
 PROJECT_KINDS = ("web", "api", "cli", "mobile", "infra", "data", "docs", "sdk")
 
@@ -195,8 +288,10 @@ def _json_list(items: list[str]) -> str:
 
 def _title(profile_id: str) -> str:
     words = [w for w in profile_id.split("-") if not w.isdigit()]
-    return " ".join(w.upper() if w in ("qa", "ml", "api", "k8s") else w.capitalize()
-                    for w in words) + " Agent"
+    return (
+        " ".join(w.upper() if w in ("qa", "ml", "api", "k8s") else w.capitalize() for w in words)
+        + " Agent"
+    )
 
 
 def _fence_tag(rng: random.Random) -> str:
@@ -216,12 +311,12 @@ def render_server(rng: random.Random, name: str, kind: int, project: str | None 
         lines += [
             "transport: stdio",
             "command: npx",
-            f"args: [\"-y\", \"{package}\"]",
+            f'args: ["-y", "{package}"]',
             "env:",
-            f"  {env_key}: \"${{{env_key}}}\"",
+            f'  {env_key}: "${{{env_key}}}"',
         ]
         if rng.random() < 0.4:
-            lines.append("  LOG_LEVEL: \"warn\"")
+            lines.append('  LOG_LEVEL: "warn"')
     else:
         transport = "sse" if rng.random() < 0.15 else "http"
         host = f"{base}.{'internal' if project else 'example'}.com"
@@ -229,9 +324,9 @@ def render_server(rng: random.Random, name: str, kind: int, project: str | None 
             f"transport: {transport}",
             f"url: https://{host}/mcp/{name}",
             "headers:",
-            f"  Authorization: \"Bearer ${{{base.upper()}_TOKEN}}\"",
+            f'  Authorization: "Bearer ${{{base.upper()}_TOKEN}}"',
         ]
-    lines += [f"description: \"{desc}\"", f"tags: [mcp, {base}]", "---", ""]
+    lines += [f'description: "{desc}"', f"tags: [mcp, {base}]", "---", ""]
     lines += [f"# {name}", ""]
     lines.append(f"Provides {', '.join(tools)}.")
     if project:
@@ -251,7 +346,7 @@ def render_profile(
 ) -> str:
     """One complete system ``profile.md`` using every section of seed 000.
 
-    ``servers`` maps the visible server names to their tools; the profile attaches 0–3 of
+    ``servers`` maps the visible server names to their tools; the profile attaches 0-3 of
     them and allows some of their tools as ``mcp__<server>__<tool>``."""
     name = _title(profile_id)
     domain = profile_id.split("-", 1)[0]
@@ -262,7 +357,7 @@ def render_profile(
         "---",
         f"id: {profile_id}",
         f"name: {name}",
-        f"description: \"{rng.choice(ROLE_LINES)[4:-1]} for {domain} work\"",
+        f'description: "{rng.choice(ROLE_LINES)[4:-1]} for {domain} work"',
         f"tags: [{', '.join(tags)}]",
     ]
     if extends is not None:
@@ -306,8 +401,8 @@ def render_profile(
         "## Tools",
         f"```{_fence_tag(rng)}",
         "{",
-        f"  \"allowed\": {_json_list(allowed)},",
-        f"  \"denied\": {_json_list(denied)}",
+        f'  "allowed": {_json_list(allowed)},',
+        f'  "denied": {_json_list(denied)}',
         "}",
         "```",
         "",
@@ -502,11 +597,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--projects", type=int, default=100, help="projects with overrides")
     parser.add_argument("--seed", type=int, default=1, help="random seed (same seed, same bytes)")
     parser.add_argument(
-        "--extends-ratio", type=float, default=0.05,
+        "--extends-ratio",
+        type=float,
+        default=0.05,
         help="share of system profiles that extend an earlier one (default 0.05)",
     )
     parser.add_argument(
-        "--check", action="store_true",
+        "--check",
+        action="store_true",
         help="validate with agent_roster's load_vault; exit 1 on any error or warning",
     )
     args = parser.parse_args(argv)

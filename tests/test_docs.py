@@ -21,5 +21,5 @@ def test_public_api_is_exactly_all() -> None:
 
     public = {name for name in dir(agent_roster) if not name.startswith("_")}
     modules = {"cli", "commands", "diagnostics", "errors", "known_tools", "model", "redact",
-               "vault", "store", "sync", "resolve", "codecs"}
+               "vault", "store", "sync", "resolve", "codecs", "templates"}
     assert public - modules == set(agent_roster.__all__) - {"__version__"}

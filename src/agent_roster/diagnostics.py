@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
-from enum import Enum
+from enum import StrEnum
 
 import msgspec
 
 
-class Severity(str, Enum):
+class Severity(StrEnum):
     ERROR = "error"
     WARNING = "warning"
 
@@ -124,8 +124,9 @@ def make(
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
     """A hint naming the closest choice, or an empty string when nothing is close."""
-    matches = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.7)
-    return f"did you mean {matches[0]!r}?" if matches else ""
+    folded = {choice.casefold(): choice for choice in choices}  # "ACPX" suggests "acpx"
+    matches = difflib.get_close_matches(word.casefold(), list(folded), n=1, cutoff=0.7)
+    return f"did you mean {folded[matches[0]]!r}?" if matches else ""
 
 
 def count(diagnostics: Iterable[Diagnostic]) -> tuple[int, int]:

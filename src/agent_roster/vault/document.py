@@ -32,6 +32,21 @@ def normalise(raw: bytes | str, path: str, out: list[Diagnostic]) -> str | None:
             return None
     else:
         text = raw
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:  # a lone surrogate: no file can hold it
+            prefix = text[: exc.start]
+            out.append(
+                dx.make(
+                    "encoding-invalid",
+                    f"character U+{ord(text[exc.start]):04X} cannot be encoded as UTF-8",
+                    path=path,
+                    line=prefix.count("\n") + 1,
+                    column=len(prefix) - (prefix.rfind("\n") + 1) + 1,
+                    hint="remove the unpaired surrogate",
+                )
+            )
+            return None
     if text.startswith("\ufeff"):
         text = text[1:]
     if "\r" in text:
@@ -73,6 +88,31 @@ class Reporter:
 
 
 def describe(value: Any) -> str:
-    """A short rendering of a user value for messages."""
-    text = repr(value)
+    """A short rendering of a user value for messages, spelled as the user wrote it
+    (``null``, ``true``), and bounded: values can be huge, nested or cyclic."""
+    text = _render(value, 3)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _render(value: Any, depth: int) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return repr(value[:80])
+    if isinstance(value, list | tuple | dict):
+        if depth == 0:
+            return "[...]" if not isinstance(value, dict) else "{...}"
+        if isinstance(value, dict):
+            items = [f"{_render(k, 0)}: {_render(v, depth - 1)}" for k, v in _head(value.items())]
+            return "{" + ", ".join(items) + (", ...}" if len(value) > 8 else "}")
+        items = [_render(v, depth - 1) for v in _head(value)]
+        return "[" + ", ".join(items) + (", ...]" if len(value) > 8 else "]")
+    if isinstance(value, int) and value.bit_length() > 256:
+        return "a very large integer"  # repr() refuses ints beyond 4,300 digits
+    return repr(value)[:80]
+
+
+def _head(items: Any) -> list[Any]:
+    return [item for _, item in zip(range(8), items, strict=False)]

@@ -10,7 +10,7 @@ so parsing stays in C.
 from __future__ import annotations
 
 import re
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 import yaml
 from yaml.nodes import MappingNode, Node
@@ -32,8 +32,9 @@ _FLOAT = re.compile(
 class _CoreSchemaLoader(_BaseLoader):  # type: ignore[misc, valid-type]
     """CSafeLoader with the YAML 1.2 core schema and duplicate-key detection."""
 
-    yaml_implicit_resolvers: dict[str | None, list[tuple[str, re.Pattern[str]]]] = {}
-    yaml_constructors = dict(yaml.SafeLoader.yaml_constructors)
+    # Class-level tables are how PyYAML configures a loader; these are ours, not shared.
+    yaml_implicit_resolvers: ClassVar[dict[str | None, list[tuple[str, re.Pattern[str]]]]] = {}
+    yaml_constructors: ClassVar[dict[Any, Any]] = dict(yaml.SafeLoader.yaml_constructors)
 
     def __init__(self, stream: str) -> None:
         super().__init__(stream)
@@ -41,8 +42,9 @@ class _CoreSchemaLoader(_BaseLoader):  # type: ignore[misc, valid-type]
 
     def construct_mapping(self, node: Node, deep: bool = False) -> dict[Any, Any]:
         if not isinstance(node, MappingNode):
+            found = type(node).__name__
             raise yaml.constructor.ConstructorError(
-                None, None, f"expected a mapping node, but found {node.id}", node.start_mark
+                None, None, f"expected a mapping node, but found {found}", node.start_mark
             )
         mapping: dict[Any, Any] = {}
         for key_node, value_node in node.value:
@@ -68,11 +70,14 @@ def _bool(loader: yaml.SafeLoader, node: Node) -> bool:
 
 def _int(loader: yaml.SafeLoader, node: Node) -> int:
     value = str(loader.construct_scalar(node))  # type: ignore[arg-type]
-    if value.startswith("0o"):
-        return int(value[2:], 8)
-    if value.startswith("0x"):
-        return int(value[2:], 16)
-    return int(value, 10)
+    try:
+        if value.startswith("0o"):
+            return int(value[2:], 8)
+        if value.startswith("0x"):
+            return int(value[2:], 16)
+        return int(value, 10)
+    except ValueError:  # '!!int abc', or more digits than Python converts
+        raise _bad_scalar(node, "an integer") from None
 
 
 def _float(loader: yaml.SafeLoader, node: Node) -> float:
@@ -81,14 +86,25 @@ def _float(loader: yaml.SafeLoader, node: Node) -> float:
         return float("-inf") if value.startswith("-") else float("inf")
     if value == ".nan":
         return float("nan")
-    return float(value)
+    try:
+        return float(value)
+    except ValueError:  # '!!float abc'
+        raise _bad_scalar(node, "a number") from None
+
+
+def _bad_scalar(node: Node, what: str) -> yaml.constructor.ConstructorError:
+    value = str(node.value)
+    shown = repr(value) if len(value) <= 40 else repr(value[:37] + "...")
+    return yaml.constructor.ConstructorError(None, None, f"{shown} is not {what}", node.start_mark)
 
 
 def _str(loader: yaml.SafeLoader, node: Node) -> str:
     return str(loader.construct_scalar(node))  # type: ignore[arg-type]
 
 
-for _tag in ("bool", "int", "float", "timestamp", "merge", "value"):
+# YAML 1.1 extras that JSON output cannot carry (bytes, sets, ordered pairs) are unknown tags.
+for _tag in ("bool", "int", "float", "timestamp", "merge", "value", "binary", "set", "omap",
+             "pairs"):
     _CoreSchemaLoader.yaml_constructors.pop(f"tag:yaml.org,2002:{_tag}", None)
 _CoreSchemaLoader.add_constructor("tag:yaml.org,2002:bool", _bool)
 _CoreSchemaLoader.add_constructor("tag:yaml.org,2002:int", _int)
@@ -163,15 +179,77 @@ def read_frontmatter(text: str, path: str, out: list[Diagnostic]) -> Frontmatter
     return Frontmatter(data, key_marks, value_marks, True, end_line, body_offset, end_line + 1)
 
 
+#: Frontmatter never nests deeply; libyaml's composer recurses in C and crashes the whole
+#: interpreter on input nested tens of thousands deep, so depth is checked first.
+MAX_DEPTH = 1000
+
+
+def _check_depth(yaml_text: str) -> None:
+    """Raise a marked error when collections nest deeper than MAX_DEPTH. Each level needs
+    one of ``[{-?:``, so counting them bounds the depth and the common case costs nothing;
+    otherwise libyaml's (iterative) event parser measures it."""
+    if sum(map(yaml_text.count, "[{-?:")) <= MAX_DEPTH:
+        return
+    depth = 0
+    for event in yaml.parse(yaml_text, Loader=_BaseLoader):
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise yaml.MarkedYAMLError(
+                    problem=f"collections nest more than {MAX_DEPTH} deep",
+                    problem_mark=event.start_mark,  # type: ignore[arg-type]
+                )
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+
+
+def _check_aliases(node: Node) -> None:
+    """Reject aliases: they add nothing to frontmatter, and they can build cyclic or
+    exponentially large values that no JSON output can carry."""
+    seen: set[int] = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if id(current) in seen:
+            raise yaml.MarkedYAMLError(
+                problem="aliases (*name) are not supported in frontmatter",
+                problem_mark=current.start_mark,
+            )
+        seen.add(id(current))
+        if isinstance(current, MappingNode):
+            for key_node, value_node in current.value:
+                stack.extend((key_node, value_node))
+        elif isinstance(current.value, list):
+            stack.extend(current.value)
+
+
 def _load_mapping(
     yaml_text: str, first_line: int, path: str, out: list[Diagnostic]
 ) -> tuple[dict[str, Any], dict[str, Mark], dict[str, Mark]]:
     loader = _CoreSchemaLoader(yaml_text)
     try:
+        _check_depth(yaml_text)
         node = loader.get_single_node()
         if node is None:
             return {}, {}, {}
+        if "*" in yaml_text:
+            _check_aliases(node)
         data = loader.construct_document(node)
+    except yaml.reader.ReaderError as exc:
+        # libyaml gives a byte offset; count characters for the column.
+        before = yaml_text.encode("utf-8")[: exc.position].decode("utf-8", "ignore")
+        char = exc.character if isinstance(exc.character, int) else ord(exc.character)
+        out.append(
+            dx.make(
+                "yaml-invalid",
+                f"invalid YAML in frontmatter: control character U+{char:04X} is not allowed",
+                path=path,
+                line=first_line + before.count("\n"),
+                column=len(before) - (before.rfind("\n") + 1) + 1,
+                hint="remove the control character, or quote the value and escape it",
+            )
+        )
+        return {}, {}, {}
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = first_line + (mark.line if mark else 0)

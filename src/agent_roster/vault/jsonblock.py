@@ -2,90 +2,124 @@
 
 ``json.loads`` keeps no positions, and a position-tracking parser would slow the common case
 down. So blocks are parsed with the C decoder, and only when a diagnostic needs a place is the
-(already valid) text walked again with ``raw_decode`` to find where a key or value starts.
+(already valid) text tokenised once, iteratively, into an index of where every key and value
+starts; every later lookup is a dict hit, so a block with thousands of problems stays linear.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from typing import Any, NamedTuple
-
-_decoder = json.JSONDecoder()
-_WS = " \t\n\r"
+import re
+from bisect import bisect_left
+from collections.abc import Callable, Sequence
+from typing import Any
 
 PathPart = str | int
+JsonPath = tuple[PathPart, ...]
+
+#: One JSON token: a string, a punctuation mark, or a bare literal (number, true, NaN...).
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]|[^\s{}\[\]:,"]+', re.S)
 
 
-class JsonBlock(NamedTuple):
-    """The text of one ```json block and where it starts in the file."""
+class JsonIndex:
+    """Offsets of every value (``values``) and object key (``keys``) by path, and every
+    repeated key as (object path, key, offset) in ``duplicates``."""
 
-    text: str
-    first_line: int  # file line of the block's first content line
-    value: Any
+    __slots__ = ("duplicates", "keys", "values")
+
+    def __init__(self, text: str) -> None:
+        self.values: dict[JsonPath, int] = {}
+        self.keys: dict[JsonPath, int] = {}
+        self.duplicates: list[tuple[JsonPath, str, int]] = []
+        self._scan(text)
+
+    def _scan(self, text: str) -> None:
+        # Frame: [path, is_object, item count, expecting a key, keys seen]
+        stack: list[list[Any]] = []
+        pending: JsonPath = ()
+        for match in _TOKEN.finditer(text):
+            lexeme = match.group()
+            start = match.start()
+            frame = stack[-1] if stack else None
+            if lexeme == ",":
+                if frame is not None and frame[1]:
+                    frame[3] = True
+                elif frame is not None:
+                    frame[2] += 1
+                    pending = (*frame[0], frame[2])
+                continue
+            if lexeme == ":":
+                continue
+            if lexeme in "}]":
+                stack.pop()
+                continue
+            if frame is not None and frame[1] and frame[3]:
+                key = json.loads(lexeme) if lexeme.startswith('"') else lexeme
+                frame[3] = False
+                if key in frame[4]:
+                    self.duplicates.append((frame[0], key, start))
+                frame[4].add(key)
+                pending = (*frame[0], key)
+                self.keys[pending] = start
+                continue
+            self.values[pending] = start
+            if lexeme == "{":
+                stack.append([pending, True, 0, True, set()])
+            elif lexeme == "[":
+                stack.append([pending, False, 0, False, None])
+                pending = (*pending, 0)
+
+
+def find_token(text: str, predicate: Callable[[str], bool]) -> int | None:
+    """Offset of the first lexeme outside strings for which ``predicate`` holds."""
+    for match in _TOKEN.finditer(text):
+        if predicate(match.group()):
+            return match.start()
+    return None
+
+
+class JsonBlock:
+    """The text of one ```json block, the file line of its first content line, and its
+    decoded value."""
+
+    __slots__ = ("_index", "_newlines", "first_line", "text", "value")
+
+    def __init__(self, text: str, first_line: int, value: Any) -> None:
+        self.text = text
+        self.first_line = first_line
+        self.value = value
+        self._index: JsonIndex | None = None
+        self._newlines: list[int] | None = None
+
+    def __repr__(self) -> str:
+        return f"JsonBlock(first_line={self.first_line}, value={self.value!r})"
+
+    @property
+    def index(self) -> JsonIndex:
+        if self._index is None:
+            self._index = JsonIndex(self.text)
+        return self._index
 
     def position(self, path: Sequence[PathPart] = (), *, key: bool = False) -> tuple[int, int]:
         """File (line, column) of the value at ``path``, or of its key when ``key`` is set.
         Falls back to the nearest enclosing value when the path does not exist."""
-        offset = _locate(self.text, path, key)
-        line = self.first_line + self.text.count("\n", 0, offset)
-        column = offset - (self.text.rfind("\n", 0, offset) + 1) + 1
-        return line, column
+        return self.line_column(self.offset(tuple(path), key=key))
 
+    def offset(self, path: JsonPath, *, key: bool = False) -> int:
+        index = self.index
+        if key and path in index.keys:
+            return index.keys[path]
+        while path not in index.values and path:
+            path = path[:-1]
+        return index.values.get(path, len(self.text) - len(self.text.lstrip()))
 
-def _skip_ws(text: str, index: int) -> int:
-    while index < len(text) and text[index] in _WS:
-        index += 1
-    return index
-
-
-def _locate(text: str, path: Sequence[PathPart], key: bool) -> int:
-    index = _skip_ws(text, 0)
-    for depth, part in enumerate(path):
-        last = depth == len(path) - 1
-        if index >= len(text):
-            return index
-        opener = text[index]
-        if opener == "{" and isinstance(part, str):
-            found = _find_member(text, index, part, key and last)
-        elif opener == "[" and isinstance(part, int):
-            found = _find_item(text, index, part)
-        else:
-            return index
-        if found is None:
-            return index
-        index = found
-    return index
-
-
-def _find_member(text: str, index: int, wanted: str, want_key: bool) -> int | None:
-    index = _skip_ws(text, index + 1)
-    while index < len(text) and text[index] != "}":
-        key_start = index
-        name, index = _decoder.raw_decode(text, index)
-        index = _skip_ws(text, index)
-        index = _skip_ws(text, index + 1)  # past ':'
-        if name == wanted:
-            return key_start if want_key else index
-        _, index = _decoder.raw_decode(text, index)
-        index = _skip_ws(text, index)
-        if index < len(text) and text[index] == ",":
-            index = _skip_ws(text, index + 1)
-    return None
-
-
-def _find_item(text: str, index: int, wanted: int) -> int | None:
-    index = _skip_ws(text, index + 1)
-    position = 0
-    while index < len(text) and text[index] != "]":
-        if position == wanted:
-            return index
-        _, index = _decoder.raw_decode(text, index)
-        index = _skip_ws(text, index)
-        if index < len(text) and text[index] == ",":
-            index = _skip_ws(text, index + 1)
-        position += 1
-    return None
+    def line_column(self, offset: int) -> tuple[int, int]:
+        """File (line, column) of an offset into the block's text."""
+        if self._newlines is None:
+            self._newlines = [m.start() for m in re.finditer("\n", self.text)]
+        before = bisect_left(self._newlines, offset)
+        line_start = self._newlines[before - 1] + 1 if before else 0
+        return self.first_line + before, offset - line_start + 1
 
 
 def json_type(value: object) -> str:

@@ -8,6 +8,7 @@ targets and cycles) are checked once everything is read.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -16,8 +17,18 @@ from typing import NamedTuple
 from agent_roster import diagnostics as dx
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.known_tools import DEFAULT_EMBEDDED_SERVER, KnownTools
+from agent_roster.vault.jsonblock import JsonBlock
 from agent_roster.vault.mcp_parser import ParsedServer, parse_mcp_server
-from agent_roster.vault.paths import EntryKind, ScannedFile, VaultLayout, classify
+from agent_roster.vault.paths import (
+    AGENT_TYPES,
+    CONFIG_FILE,
+    MCP_SERVERS,
+    PROJECTS,
+    EntryKind,
+    ScannedFile,
+    VaultLayout,
+    classify,
+)
 from agent_roster.vault.profile_parser import ParsedProfile, parse_profile
 
 Key = tuple[str | None, str]  # (project id or None, profile id / server name)
@@ -56,8 +67,7 @@ def read_bytes(scanned: ScannedFile, out: list[Diagnostic]) -> bytes | None:
                            hint="copy the file into the vault instead of linking to it"))
         return None
     try:
-        with open(scanned.path, "rb") as handle:
-            return handle.read()
+        return scanned.path.read_bytes()
     except OSError as exc:
         out.append(dx.make("file-unreadable", f"cannot read {rel}: {exc.strerror}", path=rel,
                            hint="check the file's permissions"))
@@ -126,11 +136,13 @@ def _cross_check(
         for name in profile.mcp_servers:
             if name not in visible:
                 where = "this project's or the system " if project else ""
+                line, column = _mcp_name_position(parsed, name)
                 out.append(dx.make(
                     "mcp-server-unknown",
                     f"MCP server {name!r} is not in {where}registry",
                     path=profile.source,
-                    line=_section_line(parsed, "mcp servers"),
+                    line=line,
+                    column=column,
                     hint=f"add mcp-servers/{name}.md, or remove the name",
                 ))
         if profile.extends is not None and profile.extends not in system_ids:
@@ -157,26 +169,45 @@ def _check_cycles(profiles: dict[Key, ParsedProfile], out: list[Diagnostic]) -> 
         while current is not None and current not in chain:
             chain.append(current)
             current = parents.get(current)
-        if current is not None and start not in reported:
-            cycle = chain[chain.index(current):] + [current]
+        if current is not None and current not in reported:
+            # Report each cycle once, on its alphabetically first member whichever profile
+            # led to it; a profile that merely leads into a cycle is not part of it.
+            members = chain[chain.index(current) :]
+            first = members.index(min(members))
+            cycle = [*members[first:], *members[:first], members[first]]
             reported.update(cycle)
-            parsed = profiles[(None, start)]
+            current = cycle[0]
+            parsed = profiles[(None, current)]
             out.append(dx.make(
                 "field-value",
                 "'extends' forms a cycle: " + " → ".join(cycle),
-                path=parsed.profile.source if parsed.profile else start,
+                path=parsed.profile.source if parsed.profile else current,
                 line=_frontmatter_line(parsed, "extends"),
                 hint="one profile in the cycle must not extend another",
             ))
 
 
-def _section_line(parsed: ParsedProfile, key: str) -> int:
-    if parsed.document is None:
-        return 1
-    for section in parsed.document.structure.sections:
-        if section.key == key:
-            return section.line
-    return 1
+def _mcp_name_position(parsed: ParsedProfile, name: str) -> tuple[int, int]:
+    """Where ``name`` is written in the profile's ## MCP Servers block (the heading if the
+    block cannot be found again)."""
+    document = parsed.document
+    if document is None:
+        return 1, 1
+    section = next((s for s in document.structure.sections if s.key == "mcp servers"), None)
+    if section is None:
+        return 1, 1
+    fence = next((f for f in section.fences if f.lang == "json" and f.closed), None)
+    if fence is None:
+        return section.line, section.column
+    content = document.text[fence.content_start : fence.content_end]
+    try:
+        value = json.loads(content)
+    except (ValueError, RecursionError):
+        return section.line, section.column
+    block = JsonBlock(content, fence.content_line, value)
+    if isinstance(value, list) and name in value:
+        return block.position((value.index(name),))
+    return block.position((name,), key=True)
 
 
 def _frontmatter_line(parsed: ParsedProfile, key: str) -> int:
@@ -191,6 +222,22 @@ def locate_vault(file: Path) -> tuple[Path, str] | None:
     resolved = file.resolve()
     for ancestor in resolved.parents:
         rel = resolved.relative_to(ancestor).as_posix()
-        if classify(rel) is not None:
-            return ancestor, rel
+        entry = classify(rel)
+        if entry is None:
+            continue
+        # <root>/projects/<pid>/agent-types/x/profile.md also reads as a system profile of a
+        # vault rooted at projects/<pid>; it is a project override when <root> looks like a
+        # vault (a folder called "projects" alone proves nothing: ~/projects/my-vault).
+        outer = ancestor.parent.parent
+        if entry.project is None and ancestor.parent.name == PROJECTS and _looks_like_vault(outer):
+            outer_rel = resolved.relative_to(outer).as_posix()
+            if classify(outer_rel) is not None:
+                return outer, outer_rel
+        return ancestor, rel
     return None
+
+
+def _looks_like_vault(root: Path) -> bool:
+    return (root / AGENT_TYPES).is_dir() or (root / MCP_SERVERS).is_dir() or (
+        root / CONFIG_FILE
+    ).is_file()

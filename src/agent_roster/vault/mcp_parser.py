@@ -46,6 +46,8 @@ def parse_mcp_server(
     if text is None:
         return ParsedServer(None, tuple(out))
     fm = read_frontmatter(text, path, out)
+    if out:  # all settings live in the frontmatter: its own error is the whole story
+        return ParsedServer(None, tuple(out))
     if not fm.present:
         r.add("frontmatter-missing", "the MCP server file has no frontmatter", 1, 1,
               "start the file with:\n---\ntransport: stdio\ncommand: npx\nargs: [...]\n---")
@@ -58,7 +60,10 @@ def parse_mcp_server(
     fields: dict[str, Any] = {}
     name = data.get("name", expected_name)
     problem = segment_problem(name)
-    if name is None:
+    if "name" in data and not isinstance(name, str):
+        r.add("field-type", f"'name' must be a string, got {describe(name)}", *mark("name"),
+              hint=f"write 'name: {expected_name or '<server-name>'}'")
+    elif name is None:
         r.add("field-required", "'name' is required", 1, 1, "add 'name: <server-name>'")
     elif problem is not None:
         r.add("name-unsafe", f"server name {name!r} {problem}", *mark("name"),
@@ -87,7 +92,7 @@ def parse_mcp_server(
             value = data[key]
             if not isinstance(value, str) or (key != "description" and not value.strip()):
                 r.add("field-type", f"{key!r} must be a non-empty string, got {describe(value)}",
-                      *mark(key))
+                      *mark(key), hint=f"write '{key}: <text>', quoted if it contains ': '")
             else:
                 fields[key] = value.strip()
     if "args" in data:
@@ -120,16 +125,16 @@ def parse_mcp_server(
     kind = fields.get("transport")
     if kind is Transport.STDIO:
         if "command" not in fields and "command" not in data:
-            r.add("field-required", "a stdio server needs 'command'", 1, 1,
-                  "add 'command: npx' (the program to start)")
+            r.add("field-required", "a stdio server needs 'command'", *mark("transport"),
+                  hint="add 'command: npx' (the program to start)")
         for key in ("url", "headers"):
             if key in data:
                 r.add("field-value", f"{key!r} does not apply to a stdio server", *mark(key),
                       hint="remove it, or set transport: http")
     elif kind in (Transport.HTTP, Transport.SSE):
         if "url" not in fields and "url" not in data:
-            r.add("field-required", f"an {kind.value} server needs 'url'", 1, 1,
-                  "add 'url: https://...'")
+            r.add("field-required", f"an {kind.value} server needs 'url'", *mark("transport"),
+                  hint="add 'url: https://...'")
         for key in ("command", "args", "env"):
             if key in data:
                 r.add("field-value", f"{key!r} does not apply to an {kind.value} server",

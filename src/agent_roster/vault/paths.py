@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path, PurePosixPath
 from typing import NamedTuple
 
@@ -35,7 +35,7 @@ CONFIG_FILE = "roster.toml"
 MAX_SEGMENT = 128
 
 
-class EntryKind(str, Enum):
+class EntryKind(StrEnum):
     PROFILE = "profile"
     MCP_SERVER = "mcp-server"
 
@@ -64,7 +64,7 @@ def segment_problem(value: object) -> str | None:
             return f"must not contain {char!r}"
         if char == ":":
             return "must not contain ':'"
-        if ord(char) < 32 or ord(char) == 127:
+        if ord(char) < 32 or 127 <= ord(char) < 160:  # C0, DEL and C1 controls
             return "must not contain control characters"
     if value != value.strip():
         return "must not start or end with whitespace"

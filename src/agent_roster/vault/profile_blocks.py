@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from agent_roster.diagnostics import did_you_mean
-from agent_roster.known_tools import KnownTools, strip_embedded_prefix
+from agent_roster.known_tools import DEFAULT_EMBEDDED_SERVER, KnownTools, strip_embedded_prefix
 from agent_roster.model.profile import (
     PERMISSION_MODES,
     InstallManifest,
@@ -111,7 +111,8 @@ def validate_config(block: JsonBlock, r: Reporter) -> dict[str, Any]:
                      f"write a number from 0 to {upper:g}")
             elif not 0 <= value <= upper:
                 r.at(block, where, "field-value",
-                     f"Config {key!r} must be between 0 and {upper:g}, got {value}", "")
+                     f"Config {key!r} must be between 0 and {upper:g}, got {value}",
+                     f"write a number from 0 to {upper:g}")
             else:
                 out[key] = float(value)
         elif key == "runtime":
@@ -166,7 +167,9 @@ def validate_config(block: JsonBlock, r: Reporter) -> dict[str, Any]:
     return out
 
 
-def _permission_rules(block: JsonBlock, value: Any, r: Reporter) -> tuple[PermissionRule, ...] | None:
+def _permission_rules(
+    block: JsonBlock, value: Any, r: Reporter
+) -> tuple[PermissionRule, ...] | None:
     hint = 'write {"edit": "ask", "bash": {"*": "ask", "git status": "allow"}}'
     if isinstance(value, str):
         if value in ACTIONS:
@@ -220,6 +223,7 @@ def validate_tools(
              'write {"allowed": ["Read", "Grep"], "denied": []}')
         return {}
     out: dict[str, tuple[str, ...]] = {}
+    embedded = known.embedded if known else DEFAULT_EMBEDDED_SERVER
     for key, value in data.items():
         if key not in TOOLS_KEYS:
             r.at(block, (key,), "field-unknown", f"unknown Tools key {key!r}",
@@ -231,7 +235,13 @@ def validate_tools(
         seen: dict[str, int] = {}
         canonical: list[str] = []
         for index, raw in enumerate(names):
-            name = strip_embedded_prefix(raw.strip(), known.embedded if known else "agent-queue")
+            name = strip_embedded_prefix(raw.strip(), embedded)
+            if not name:  # the bare prefix "mcp__agent-queue__" names nothing
+                r.at(block, (key, index), "field-value",
+                     f"Tools {key!r}[{index}] {raw!r} names no tool",
+                     f"write the tool's name after the prefix, or just the name: {key} "
+                     '["create_task"]')
+                continue
             if name in seen:
                 r.at(block, (key, index), "tool-duplicate",
                      f"tool {name!r} is listed twice in Tools {key!r}", "remove one")
@@ -246,11 +256,13 @@ def validate_tools(
                      f"tool {name!r} is not a known tool", hint)
         out["allowed_tools" if key == "allowed" else "denied_tools"] = tuple(canonical)
     both = set(out.get("allowed_tools", ())) & set(out.get("denied_tools", ()))
-    denied = data.get("denied") if isinstance(data.get("denied"), list) else []
-    for index, raw in enumerate(denied):
-        if isinstance(raw, str) and raw.strip() in both:
+    denied = data.get("denied")
+    for index, raw in enumerate(denied if isinstance(denied, list) else ()):
+        tool = strip_embedded_prefix(raw.strip(), embedded) if isinstance(raw, str) else None
+        if tool in both:
+            both.discard(tool)  # once per tool, at its first place in 'denied'
             r.at(block, ("denied", index), "tool-conflict",
-                 f"tool {raw.strip()!r} is both allowed and denied; denied wins",
+                 f"tool {tool!r} is both allowed and denied; denied wins",
                  "remove it from one of the lists")
     return out
 
@@ -260,14 +272,15 @@ def _string_list(
 ) -> list[str] | None:
     if not isinstance(value, list):
         r.at(block, where, "field-type", f"{label} must be an array of strings, "
-             f"got {json_type(value)}", f'write ["a", "b"]; use [] for none')
+             f"got {json_type(value)}", 'write ["a", "b"]; use [] for none')
         return None
     ok = True
     for index, item in enumerate(value):
         if not isinstance(item, str) or not item.strip():
             ok = False
             r.at(block, (*where, index), "field-type",
-                 f"{label}[{index}] must be a non-empty string, got {describe(item)}", "")
+                 f"{label}[{index}] must be a non-empty string, got {describe(item)}",
+                 "write a name in double quotes, or remove the item")
     return list(value) if ok else None
 
 
@@ -282,11 +295,12 @@ def validate_mcp_servers(block: JsonBlock, r: Reporter) -> tuple[str, ...] | Non
         for name, config in data.items():
             problem = segment_problem(name)
             if problem is not None:
-                r.at(block, (name,), "name-unsafe", f"MCP server name {name!r} {problem}", "",
-                     key=True)
+                r.at(block, (name,), "name-unsafe", f"MCP server name {name!r} {problem}",
+                     "use the file name of an entry in mcp-servers/, without .md", key=True)
             elif not isinstance(config, dict):
                 r.at(block, (name,), "field-type",
-                     f"inline MCP server {name!r} must be an object, got {json_type(config)}", "")
+                     f"inline MCP server {name!r} must be an object, got {json_type(config)}",
+                     'better: list registry names, ["github", "playwright"]')
             else:
                 names.append(name)
         return tuple(names)
@@ -298,6 +312,8 @@ def validate_mcp_servers(block: JsonBlock, r: Reporter) -> tuple[str, ...] | Non
     result: list[str] = []
     for index, name in enumerate(data):
         problem = segment_problem(name)
+        if not isinstance(name, str):
+            problem = f"must be a string, got {json_type(name)}"
         if problem is not None:
             r.at(block, (index,), "field-type" if not isinstance(name, str) else "name-unsafe",
                  f"MCP server name at index {index} {problem}",
@@ -335,6 +351,8 @@ def validate_install(block: JsonBlock, r: Reporter) -> InstallManifest | None:
                 r.at(block, (key, index), "package-name-invalid",
                      f"Install {key!r}: {name!r} is not a valid "
                      f"{'command name' if key == 'commands' else key + ' package name'}",
+                     "a program name such as git; no path, option or argument"
+                     if key == "commands" else
                      "a package name, optionally with a version; never an option or a URL")
             else:
                 good.append(name.strip())

@@ -16,7 +16,7 @@ from agent_roster.model.profile import AgentProfile, PromptSection
 from agent_roster.vault import markdown, profile_blocks
 from agent_roster.vault.document import Reporter, describe, normalise
 from agent_roster.vault.frontmatter import Frontmatter, Mark, read_frontmatter
-from agent_roster.vault.jsonblock import JsonBlock
+from agent_roster.vault.jsonblock import JsonBlock, find_token
 from agent_roster.vault.markdown import Section, Structure
 from agent_roster.vault.paths import segment_problem
 
@@ -64,18 +64,22 @@ def parse_profile(
     text = normalise(raw, path, out)
     if text is None:
         return ParsedProfile(None, tuple(out), None)
+    before = len(out)
     fm = read_frontmatter(text, path, out)
+    fm_broken = len(out) > before  # its own error stands; "'id' is required" would mislead
     structure = markdown.scan(text, fm.body_offset, fm.body_line)
     document = ProfileDocument(path, text, fm, structure)
     if structure.unclosed is not None:
         fence = structure.unclosed
+        opener = text[fence.start + fence.column - 1 :]
+        marker = opener[: len(opener) - len(opener.lstrip(opener[0]))]
         r.add("fence-unclosed", "this code fence is never closed, so everything after it is "
               "treated as code", fence.line, fence.column,
-              f"add a closing {fence.info and '```' or '```'} line where the block ends")
+              f"add a closing {marker} line where the block ends")
 
     fields: dict[str, Any] = {}
     fields_set: set[str] = set()
-    _frontmatter_fields(fm, r, fields, fields_set, expected_id, project)
+    _frontmatter_fields(fm, r, fields, fields_set, expected_id, project, fm_broken)
     prose: list[PromptSection] = []
     seen: dict[str, Section] = {}
     for section in structure.sections:
@@ -116,6 +120,7 @@ def _frontmatter_fields(
     fields_set: set[str],
     expected_id: str | None,
     project: str | None,
+    fm_broken: bool,
 ) -> None:
     data = fm.data
 
@@ -141,7 +146,7 @@ def _frontmatter_fields(
             fields["id"] = value
     elif expected_id is not None:
         fields["id"] = expected_id
-    else:
+    elif not fm_broken:
         r.add("field-required", "'id' is required", 1, 1,
               "add 'id: <name>' to the frontmatter")
     if expected_id is not None and "id" not in fields and "id" in data:
@@ -156,7 +161,7 @@ def _frontmatter_fields(
         else:
             fields["name"] = value.strip()
             fields_set.add("name")
-    elif project is None:
+    elif project is None and not fm_broken:
         r.add("field-required" if fm.present else "frontmatter-missing",
               "'name' is required" if fm.present else "the profile has no frontmatter",
               1, 1,
@@ -189,6 +194,8 @@ def _frontmatter_fields(
         value = data["extends"]
         line, column = mark("extends")
         problem = segment_problem(value)
+        if not isinstance(value, str):
+            problem = f"must be a string, got {_yaml_name(value)}"
         if problem is not None:
             r.add("field-type" if not isinstance(value, str) else "name-unsafe",
                   f"'extends' {problem}", line, column, "name the profile id to inherit from")
@@ -258,14 +265,12 @@ def _json_block(text: str, section: Section, r: Reporter) -> JsonBlock | None:
     if not fence.closed or len(json_fences) > 1:
         return None
     content = text[fence.content_start : fence.content_end]
-    duplicates: list[str] = []
+    found_duplicate = False
 
     def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
-        result: dict[str, Any] = {}
-        for key, value in items:
-            if key in result:
-                duplicates.append(key)
-            result[key] = value
+        nonlocal found_duplicate
+        result = dict(items)
+        found_duplicate = found_duplicate or len(result) < len(items)
         return result
 
     try:
@@ -274,18 +279,37 @@ def _json_block(text: str, section: Section, r: Reporter) -> JsonBlock | None:
         r.add("json-invalid", f"invalid JSON in {label}: {exc.msg}",
               fence.content_line + exc.lineno - 1, exc.colno, _json_hint(exc))
         return None
-    except ValueError as exc:
-        r.add("json-invalid", f"invalid JSON in {label}: {exc}", fence.content_line, 1,
-              "NaN and Infinity are not JSON; write a number or null")
+    except (ValueError, RecursionError) as exc:
+        # parse_constant's NaN/Infinity, a number too long to convert, or deep nesting:
+        # no position from the decoder, so find the offending token ourselves.
+        block = JsonBlock(content, fence.content_line, None)
+        if isinstance(exc, _ConstantError):
+            offset = find_token(content, lambda t: t in ("NaN", "Infinity", "-Infinity"))
+            message, hint = str(exc), "NaN and Infinity are not JSON; write a number or null"
+        elif isinstance(exc, RecursionError):
+            offset = None
+            message, hint = "arrays or objects nest too deeply", "flatten the structure"
+        else:
+            offset = find_token(content, lambda t: len(t) > 4000 and t[0] in "-0123456789")
+            message, hint = "a number has too many digits", "write a shorter number"
+        line, column = block.line_column(offset or 0)
+        r.add("json-invalid", f"invalid JSON in {label}: {message}", line, column, hint)
         return None
-    for key in duplicates:
-        r.add("json-invalid", f"key {key!r} appears more than once in {label}",
-              fence.content_line, 1, "keep one; JSON objects must not repeat keys")
-    return JsonBlock(content, fence.content_line, value)
+    block = JsonBlock(content, fence.content_line, value)
+    if found_duplicate:
+        for _path, key, offset in block.index.duplicates:
+            line, column = block.line_column(offset)
+            r.add("json-invalid", f"key {key!r} appears more than once in {label}",
+                  line, column, "keep one; JSON objects must not repeat keys")
+    return block
+
+
+class _ConstantError(ValueError):
+    pass
 
 
 def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
+    raise _ConstantError(f"{name} is not valid JSON")
 
 
 def _json_hint(exc: json.JSONDecodeError) -> str:

@@ -1,0 +1,113 @@
+"""``sync``, ``watch`` and ``status``: keeping the database in step with the vault."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import msgspec
+
+from agent_roster.diagnostics import Diagnostic
+from agent_roster.errors import UsageError
+from agent_roster.store import Store, default_db_url
+from agent_roster.store import sync_files as file_rows
+from agent_roster.store.events import SyncEvent
+from agent_roster.sync.bus import EventBus
+from agent_roster.sync.engine import SyncEngine, SyncReport
+from agent_roster.sync.watcher import ChangeBatch, VaultWatcher
+
+
+def open_store(vault: str | os.PathLike[str], db: str | None = None) -> Store:
+    """Open (and migrate) the store for ``vault``: ``db`` if given, else the default file."""
+    root = Path(vault)
+    if not root.is_dir():
+        raise UsageError(f"vault {root} does not exist",
+                         hint="pass --vault PATH, or create one with 'roster init'")
+    return Store.open(db or default_db_url(root))
+
+
+def sync_vault(vault: str | os.PathLike[str], db: str | None = None, *,
+               prune: bool = False) -> SyncReport:
+    """One full sync of ``vault`` into its database."""
+    with open_store(vault, db) as store:
+        return SyncEngine(store, vault).sync(prune=prune)
+
+
+def watch_vault(
+    vault: str | os.PathLike[str],
+    db: str | None = None,
+    *,
+    stop: threading.Event | None = None,
+    on_report: Callable[[SyncReport], None] | None = None,
+    on_ready: Callable[[], None] | None = None,
+    bus: EventBus | None = None,
+    settle_ms: int = 15,
+) -> None:
+    """Sync once, then keep syncing each settled batch of changes until ``stop`` is set."""
+    store = open_store(vault, db)
+    try:
+        engine = SyncEngine(store, vault, bus=bus)
+        first = engine.sync()
+        if on_report is not None:
+            on_report(first)
+
+        def handle(batch: ChangeBatch) -> None:
+            report = engine.sync(None if batch.full_rescan else batch.paths)
+            if on_report is not None:
+                on_report(report)
+
+        VaultWatcher(Path(vault), handle, settle_ms=settle_ms, stop=stop,
+                     on_ready=on_ready).run()
+    finally:
+        store.close()
+
+
+class FailingFile(NamedTuple):
+    path: str
+    entry_id: str
+    project: str | None
+    diagnostics: tuple[Diagnostic, ...]
+
+
+class StatusReport(NamedTuple):
+    """What ``roster status`` shows."""
+
+    database: str
+    last_sync: float | None
+    files: dict[str, dict[str, int]]
+    failing: tuple[FailingFile, ...]
+    recent_events: tuple[SyncEvent, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "database": self.database,
+            "last_sync": self.last_sync,
+            "files": self.files,
+            "failing": [
+                {"path": f.path, "id": f.entry_id, "project": f.project,
+                 "diagnostics": [d.to_dict() for d in f.diagnostics]}
+                for f in self.failing
+            ],
+            "recent_events": [msgspec.to_builtins(e) for e in self.recent_events],
+        }
+
+
+def vault_status(vault: str | os.PathLike[str], db: str | None = None, *,
+                 events: int = 10) -> StatusReport:
+    """Last sync, files by status, and every failing file with its diagnostics."""
+    with open_store(vault, db) as store:
+        with store.transaction() as conn:
+            failing = file_rows.failing(conn)
+            counts = file_rows.counts(conn)
+            last = file_rows.last_update(conn)
+        recent = store.list_sync_events(limit=events)
+        decoded = tuple(
+            FailingFile(f.path, f.entry_id, f.project,
+                        msgspec.json.decode(f.diagnostics, type=tuple[Diagnostic, ...]))
+            for f in failing
+        )
+        url = store.engine.url.render_as_string(hide_password=True)
+        return StatusReport(url, last, counts, decoded, tuple(recent))

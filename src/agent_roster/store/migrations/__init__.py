@@ -1,0 +1,1 @@
+"""Alembic migrations of the store; run them through :mod:`agent_roster.store.migrate`."""

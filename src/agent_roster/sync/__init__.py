@@ -1,0 +1,1 @@
+"""Keeping the database in step with the vault: one-way sync, the watcher, events."""

@@ -1,0 +1,366 @@
+"""One-way sync, vault → database (seed 000 section 3, seed 001 "Source of Truth").
+
+A sync looks at every layout file (or only the paths a watcher reports), skips files whose
+size and mtime are unchanged since the last sync (one ``stat`` each), reads and hashes the
+rest, skips content it has already seen, and parses only what is new. MCP servers are parsed
+before profiles because the registry feeds the known-tools check. Results are written in
+batches, each one transaction that holds the profile rows, the server rows, the per-file
+bookkeeping and the events together, so a crash leaves every row either wholly old or wholly
+new and the next sync finishes the job.
+
+Failure semantics: a file that does not parse leaves its previous row untouched and active,
+and records a ``failure`` event with every diagnostic (once per broken content, not once per
+sync); the fix records a ``recovery``. A deleted file marks its row missing (``deleted``), it
+stops resolving, and tasks keep their ``profile_id``; the file coming back restores it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import msgspec
+
+from agent_roster import diagnostics as dx
+from agent_roster.diagnostics import Diagnostic
+from agent_roster.known_tools import DEFAULT_EMBEDDED_SERVER, KnownTools
+from agent_roster.store import events as event_rows
+from agent_roster.store import mcp as server_rows
+from agent_roster.store import profiles as profile_rows
+from agent_roster.store import sync_files
+from agent_roster.store.events import SyncEvent, SyncEventKind
+from agent_roster.store.facade import Store
+from agent_roster.store.mcp import SyncedMcpServer
+from agent_roster.store.profiles import SyncedProfile
+from agent_roster.store.sync_files import FAILED, MISSING, OK, FileState
+from agent_roster.sync.bus import EventBus
+from agent_roster.sync.knowledge import copy_starter_knowledge
+from agent_roster.vault.loader import read_bytes
+from agent_roster.vault.mcp_parser import parse_mcp_server
+from agent_roster.vault.paths import EntryKind, ScannedFile, VaultLayout, classify
+from agent_roster.vault.profile_parser import parse_profile
+
+log = logging.getLogger(__name__)
+
+PROFILE = "profile"
+SERVER = "mcp-server"
+
+
+class SyncReport(NamedTuple):
+    """What one sync did. ``written`` counts profile and server rows upserted."""
+
+    scanned: int
+    unchanged: int
+    written: int
+    failed: int
+    deleted: int
+    restored: int
+    recovered: int
+    pruned: int
+    starter_files: tuple[str, ...]
+    events: tuple[SyncEvent, ...]
+    seconds: float
+
+    def to_dict(self) -> dict[str, Any]:
+        data = self._asdict()
+        data["starter_files"] = list(self.starter_files)
+        data["events"] = [msgspec.to_builtins(e) for e in self.events]
+        return data
+
+
+class _Outcome(NamedTuple):
+    state: FileState
+    profile: SyncedProfile | None = None
+    server: SyncedMcpServer | None = None
+    event: SyncEvent | None = None
+    first_time: bool = False
+
+
+def content_hash(raw: bytes) -> str:
+    return hashlib.blake2b(raw, digest_size=16).hexdigest()
+
+
+class SyncEngine:
+    """Syncs one vault into one store. Keep one engine per process and vault: it caches the
+    per-file bookkeeping between calls (``roster watch`` calls it once per settled batch)."""
+
+    def __init__(
+        self,
+        store: Store,
+        vault: str | os.PathLike[str],
+        *,
+        bus: EventBus | None = None,
+        embedded: str = DEFAULT_EMBEDDED_SERVER,
+        batch_size: int = 2000,
+        copy_starter: bool = True,
+    ) -> None:
+        self.store = store
+        self.layout = VaultLayout(vault)
+        self.bus = bus or EventBus()
+        self.embedded = embedded
+        self.batch_size = batch_size
+        self.copy_starter = copy_starter
+        self._states: dict[str, FileState] | None = None
+
+    # -- public -------------------------------------------------------------------------------
+    def sync(self, paths: Iterable[str] | None = None, *, prune: bool = False) -> SyncReport:
+        """Sync the whole vault (``paths=None``) or only the given vault-relative paths."""
+        started = time.perf_counter()
+        states = self._load_states(reload=paths is None)
+        if paths is None:
+            scanned = list(self.layout.iter_entries())
+            wanted = None
+        else:
+            wanted = {p for p in paths if classify(p) is not None}
+            scanned = [self._scanned(rel) for rel in sorted(wanted)]
+        present: set[str] = set()
+        changed: list[tuple[ScannedFile, os.stat_result]] = []
+        unchanged = 0
+        for item in scanned:
+            try:
+                stat = os.stat(item.path)
+            except OSError:
+                continue
+            rel = item.entry.rel_path
+            present.add(rel)
+            state = states.get(rel)
+            if (
+                state is not None
+                and state.status != MISSING
+                and state.mtime_ns == stat.st_mtime_ns
+                and state.size == stat.st_size
+            ):
+                unchanged += 1
+                continue
+            changed.append((item, stat))
+        gone = [
+            s for p, s in states.items()
+            if s.status != MISSING and p not in present and (wanted is None or p in wanted)
+        ]
+        outcomes = self._process(changed, states, present)
+        report = self._write(outcomes, gone, prune)
+        return report._replace(
+            scanned=len(scanned), unchanged=unchanged, seconds=time.perf_counter() - started
+        )
+
+    # -- reading and parsing --------------------------------------------------------------------
+    def _load_states(self, *, reload: bool) -> dict[str, FileState]:
+        if self._states is None or reload:
+            with self.store.transaction() as conn:
+                self._states = sync_files.load_all(conn)
+        return self._states
+
+    def _scanned(self, rel: str) -> ScannedFile:
+        entry = classify(rel)
+        assert entry is not None
+        path = self.layout.root / rel
+        escapes = path.exists() and not self.layout.is_inside(path)
+        return ScannedFile(entry, path, escapes)
+
+    def _visible_servers(self, states: dict[str, FileState], present: set[str],
+                         project: str | None) -> set[str]:
+        names = {
+            s.entry_id for p, s in states.items()
+            if s.entry_kind == SERVER and s.status != MISSING and s.project in (None, project)
+        }
+        for rel in present:
+            entry = classify(rel)
+            if entry is not None and entry.kind is EntryKind.MCP_SERVER and entry.project in (
+                None, project,
+            ):
+                names.add(entry.id)
+        return names
+
+    def _process(
+        self,
+        changed: list[tuple[ScannedFile, os.stat_result]],
+        states: dict[str, FileState],
+        present: set[str],
+    ) -> list[_Outcome]:
+        # Servers first: the registry they form feeds the known-tools check of profiles.
+        changed.sort(key=lambda pair: pair[0].entry.kind is EntryKind.PROFILE)
+        known: dict[str | None, KnownTools] = {}
+        outcomes: list[_Outcome] = []
+        for item, stat in changed:
+            entry = item.entry
+            rel = entry.rel_path
+            previous = states.get(rel)
+            kind = PROFILE if entry.kind is EntryKind.PROFILE else SERVER
+            problems: list[Diagnostic] = []
+            raw = read_bytes(item, problems)
+            digest = content_hash(raw) if raw is not None else ""
+
+            def state(status: str, found: tuple[Diagnostic, ...] = (), *, digest: str = digest,
+                      entry: Any = entry, kind: str = kind, stat: os.stat_result = stat,
+                      rel: str = rel) -> FileState:
+                return FileState(rel, kind, entry.id, entry.project, stat.st_mtime_ns,
+                                 stat.st_size, digest,
+                                 status, msgspec.json.encode(found).decode())
+
+            if (
+                raw is not None
+                and previous is not None
+                and previous.content_hash == digest
+                and previous.status in (OK, FAILED)
+            ):
+                # Touched but not changed: remember the new stat, nothing else.
+                outcomes.append(_Outcome(previous._replace(mtime_ns=stat.st_mtime_ns,
+                                                           size=stat.st_size)))
+                continue
+            if raw is None:
+                outcomes.append(self._failure(state(FAILED, tuple(problems)), previous,
+                                              tuple(problems)))
+                continue
+            if kind == SERVER:
+                parsed_server = parse_mcp_server(
+                    raw, path=rel, expected_name=entry.id, project=entry.project
+                )
+                if parsed_server.ok and parsed_server.server is not None:
+                    outcomes.append(self._success(
+                        state(OK, parsed_server.diagnostics), previous,
+                        server=SyncedMcpServer(parsed_server.server, digest)))
+                else:
+                    outcomes.append(self._failure(state(FAILED, parsed_server.diagnostics),
+                                                  previous, parsed_server.diagnostics))
+                continue
+            if entry.project not in known:
+                known[entry.project] = KnownTools(
+                    self._visible_servers(states, present, entry.project), embedded=self.embedded
+                )
+            parsed = parse_profile(raw, path=rel, expected_id=entry.id, project=entry.project,
+                                   known_tools=known[entry.project])
+            if parsed.ok and parsed.profile is not None:
+                outcomes.append(self._success(
+                    state(OK, parsed.diagnostics), previous,
+                    profile=SyncedProfile(parsed.profile, digest)))
+            else:
+                outcomes.append(self._failure(state(FAILED, parsed.diagnostics), previous,
+                                              parsed.diagnostics))
+        return outcomes
+
+    def _success(self, state: FileState, previous: FileState | None, *,
+                 profile: SyncedProfile | None = None,
+                 server: SyncedMcpServer | None = None) -> _Outcome:
+        event = None
+        if previous is not None and previous.status == FAILED:
+            event = self._event(SyncEventKind.RECOVERY, state, "the file parses again; the "
+                                "database now holds its content")
+        elif previous is not None and previous.status == MISSING:
+            event = self._event(SyncEventKind.RESTORED, state, "the file is back")
+        return _Outcome(state, profile, server, event, first_time=previous is None)
+
+    def _failure(self, state: FileState, previous: FileState | None,
+                 found: tuple[Diagnostic, ...]) -> _Outcome:
+        errors, _ = dx.count(found)
+        event = self._event(
+            SyncEventKind.FAILURE, state,
+            f"{errors} error(s); the previous version stays active", found,
+        )
+        return _Outcome(state, event=event)
+
+    @staticmethod
+    def _event(kind: SyncEventKind, state: FileState, message: str,
+               found: tuple[Diagnostic, ...] = ()) -> SyncEvent:
+        return SyncEvent(kind=kind.value, entry_kind=state.entry_kind, entry_id=state.entry_id,
+                         project=state.project, path=state.path, diagnostics=found,
+                         message=message)
+
+    # -- writing --------------------------------------------------------------------------------
+    def _write(self, outcomes: list[_Outcome], gone: list[FileState], prune: bool) -> SyncReport:
+        assert self._states is not None
+        recorded: list[SyncEvent] = []
+        written = failed = restored = recovered = 0
+        first_profiles: list[str] = []
+        at = time.time()
+        for start in range(0, max(len(outcomes), 1), self.batch_size):
+            batch = outcomes[start : start + self.batch_size]
+            if not batch:
+                break
+            profiles = [o.profile for o in batch if o.profile is not None]
+            servers = [o.server for o in batch if o.server is not None]
+            batch_events = [o.event for o in batch if o.event is not None]
+            with self.store.transaction() as conn:
+                if servers:
+                    server_rows.upsert_many(conn, servers, at=at, synced_at=at)
+                if profiles:
+                    profile_rows.upsert_many(conn, profiles, at=at, synced_at=at)
+                sync_files.upsert_many(conn, [o.state for o in batch], at=at)
+                if batch_events:
+                    event_rows.record_many(conn, batch_events, at=at)
+            for outcome in batch:
+                self._states[outcome.state.path] = outcome.state
+                if outcome.profile and outcome.first_time and outcome.state.project is None:
+                    first_profiles.append(outcome.state.entry_id)
+            written += len(profiles) + len(servers)
+            failed += sum(1 for e in batch_events if e.kind == SyncEventKind.FAILURE)
+            restored += sum(1 for e in batch_events if e.kind == SyncEventKind.RESTORED)
+            recovered += sum(1 for e in batch_events if e.kind == SyncEventKind.RECOVERY)
+            recorded.extend(batch_events)
+        if gone:
+            recorded.extend(self._mark_gone(gone, at))
+        pruned = self._prune(at, recorded) if prune else 0
+        starter: list[str] = []
+        if self.copy_starter:
+            for profile_id in first_profiles:
+                starter.extend(copy_starter_knowledge(self.layout, profile_id))
+        for event in recorded:
+            self._log(event)
+            self.bus.publish(event)
+        return SyncReport(0, 0, written, failed, len(gone), restored, recovered, pruned,
+                          tuple(starter), tuple(recorded), 0.0)
+
+    def _mark_gone(self, gone: list[FileState], at: float) -> list[SyncEvent]:
+        assert self._states is not None
+        events = [self._event(SyncEventKind.DELETED, s, "the file was deleted; its row stays "
+                              "but no longer resolves (sync --prune deletes it)") for s in gone]
+        missing = [s._replace(status=MISSING) for s in gone]
+        with self.store.transaction() as conn:
+            profile_rows.set_present(
+                conn, [(s.entry_id, s.project) for s in gone if s.entry_kind == PROFILE], False)
+            server_rows.set_present(
+                conn, [(s.entry_id, s.project) for s in gone if s.entry_kind == SERVER], False)
+            sync_files.upsert_many(conn, missing, at=at)
+            event_rows.record_many(conn, events, at=at)
+        for state in missing:
+            self._states[state.path] = state
+        return events
+
+    def _prune(self, at: float, recorded: list[SyncEvent]) -> int:
+        assert self._states is not None
+        missing = [s for s in self._states.values() if s.status == MISSING]
+        with self.store.transaction() as conn:
+            removed_profiles = profile_rows.prune_missing(conn)
+            removed_servers = server_rows.prune_missing(conn)
+            sync_files.delete_many(conn, [s.path for s in missing])
+            events = [
+                SyncEvent(kind=SyncEventKind.PRUNED.value, entry_kind=kind, entry_id=ident,
+                          project=project, message="deleted from the database by --prune")
+                for kind, keys in ((PROFILE, removed_profiles), (SERVER, removed_servers))
+                for ident, project in keys
+            ]
+            event_rows.record_many(conn, events, at=at)
+        for state in missing:
+            del self._states[state.path]
+        recorded.extend(events)
+        return len(events)
+
+    @staticmethod
+    def _log(event: SyncEvent) -> None:
+        if event.kind == SyncEventKind.FAILURE:
+            first = next((d for d in event.diagnostics if d.is_error), None)
+            where = f"{first.path}:{first.line}:{first.column}: {first.message}" if first else ""
+            log.warning("sync failed for %s (%s) %s", event.path, event.message, where)
+        else:
+            log.info("%s: %s (%s)", event.kind, event.path or event.entry_id, event.message)
+
+
+def default_vault_db(vault: Path) -> str:
+    """The default database URL for a vault (kept here so CLI code need not know it)."""
+    from agent_roster.store.engine import default_db_url
+
+    return default_db_url(vault)

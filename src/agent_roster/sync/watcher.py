@@ -1,0 +1,160 @@
+"""Watching the vault with inotify (via watchfiles) and handing settled batches to sync.
+
+STYLE habit 10: the file-system callback only records what changed; one loop waits until
+changes settle (``settle_ms`` without a new event), then hands one batch to the sync, and a
+failing sync is reported and the loop goes on. Editors save in many ways (write a temp file
+and rename it, keep ``.swp``/``~``/``.#`` files, touch ``.obsidian/``), so everything hidden or
+temporary is ignored and only paths the vault layout gives meaning to reach the sync. A change
+to a folder (a profile folder renamed, a project deleted) asks for a full rescan, which the
+stat fast path keeps cheap. If the vault folder itself disappears, the watcher waits for it to
+come back and then asks for a full rescan.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import NamedTuple
+
+import watchfiles
+
+from agent_roster.vault.paths import AGENT_TYPES, MCP_SERVERS, PROJECTS, classify
+
+log = logging.getLogger(__name__)
+
+_TEMP_SUFFIXES = (".swp", ".swx", ".swo", ".tmp", ".bak", ".part", ".crdownload", "~")
+
+
+class ChangeBatch(NamedTuple):
+    """Vault-relative paths that changed, or ``full_rescan`` when that is not enough."""
+
+    paths: frozenset[str]
+    full_rescan: bool
+
+
+def is_noise(rel_path: str) -> bool:
+    """True for editor and temporary files that never carry vault content."""
+    parts = rel_path.split("/")
+    name = parts[-1]
+    if any(part.startswith(".") for part in parts):
+        return True  # .obsidian/, .git/, .roster/, vim's .file.swp, our own .tmp files
+    if name.startswith(("#", ".#")) or name == "4913":  # emacs autosaves, vim's probe file
+        return True
+    return name.endswith(_TEMP_SUFFIXES)
+
+
+def _is_layout_folder(rel_path: str) -> bool:
+    parts = rel_path.split("/")
+    if parts[0] == PROJECTS:
+        parts = parts[2:] if len(parts) > 2 else []
+        if not parts:
+            return True  # projects/ or projects/<pid> itself
+    if not parts:
+        return True
+    return parts[0] in (AGENT_TYPES, MCP_SERVERS) and len(parts) <= 2 and not (
+        parts[-1].endswith(".md")
+    )
+
+
+def classify_changes(root: Path, paths: Iterable[str]) -> ChangeBatch | None:
+    """Turn absolute changed paths into a batch, or None when nothing relevant changed."""
+    relevant: set[str] = set()
+    full = False
+    prefix = str(root) + os.sep
+    for path in paths:
+        if path == str(root):
+            full = True
+            continue
+        if not path.startswith(prefix):
+            continue
+        rel = path[len(prefix) :].replace(os.sep, "/")
+        if is_noise(rel):
+            continue
+        if classify(rel) is not None:
+            relevant.add(rel)
+        elif _is_layout_folder(rel):
+            full = True
+    if not relevant and not full:
+        return None
+    return ChangeBatch(frozenset(relevant), full)
+
+
+class VaultWatcher:
+    """Runs until ``stop`` is set, calling ``on_batch`` once per settled batch.
+
+    ``on_ready`` is called each time a watch is (re-)established, which tests and the
+    daemon use to know that no event can be missed from that point on."""
+
+    def __init__(
+        self,
+        root: str | os.PathLike[str],
+        on_batch: Callable[[ChangeBatch], None],
+        *,
+        settle_ms: int = 15,
+        stop: threading.Event | None = None,
+        on_ready: Callable[[], None] | None = None,
+        reappear_poll_s: float = 0.1,
+    ) -> None:
+        self.root = Path(root).absolute()
+        self.on_batch = on_batch
+        self.settle_ms = settle_ms
+        self.stop = stop or threading.Event()
+        self.on_ready = on_ready
+        self.reappear_poll_s = reappear_poll_s
+        self.batches = 0
+        self.failures = 0
+
+    def run(self) -> None:
+        first = True
+        while not self.stop.is_set():
+            if not self.root.is_dir():
+                log.warning("vault %s is gone; waiting for it to come back", self.root)
+                while not self.root.is_dir():
+                    if self.stop.wait(self.reappear_poll_s):
+                        return
+                first = False
+            if not first:
+                # Whatever happened while we were not watching is only found by a rescan.
+                self._deliver(ChangeBatch(frozenset(), True))
+            first = False
+            self._watch_until_gone()
+
+    def _watch_until_gone(self) -> None:
+        if self.on_ready is not None:
+            self.on_ready()
+        try:
+            for changes in watchfiles.watch(
+                self.root,
+                step=self.settle_ms,
+                debounce=1_000,
+                stop_event=self.stop,
+                yield_on_timeout=True,
+                rust_timeout=200,
+                raise_interrupt=False,
+                ignore_permission_denied=True,
+            ):
+                if not self.root.is_dir():
+                    return
+                if not changes:
+                    continue
+                batch = classify_changes(self.root, (path for _, path in changes))
+                if batch is not None:
+                    self._deliver(batch)
+        except FileNotFoundError:
+            return
+
+    def _deliver(self, batch: ChangeBatch) -> None:
+        started = time.perf_counter()
+        try:
+            self.on_batch(batch)
+        except Exception:  # a failing sync must not stop the watcher
+            self.failures += 1
+            log.exception("sync of %d changed paths failed; still watching", len(batch.paths))
+        else:
+            self.batches += 1
+            log.debug("synced %d paths in %.1f ms", len(batch.paths),
+                      (time.perf_counter() - started) * 1000)
