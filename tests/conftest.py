@@ -41,7 +41,9 @@ def make_tree(tmp_path: Path):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture(autouse=True)
-def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def _isolated_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[None]:
     """Point HOME at a temporary folder and fail the test if the real home changes."""
     real_home = Path(os.path.expanduser("~"))
     fake_home = tmp_path_factory.mktemp("home")

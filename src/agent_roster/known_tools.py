@@ -56,6 +56,8 @@ _MCP_NAME = re.compile(r"^mcp__(?P<server>[^_]+(?:_[^_]+)*?)__(?P<tool>.+)$")
 
 def strip_embedded_prefix(name: str, embedded: str = DEFAULT_EMBEDDED_SERVER) -> str:
     """``mcp__<embedded>__x`` → ``x`` (seed 001: bare names are canonical)."""
+    if not name.startswith("mcp__"):
+        return name
     prefix = f"mcp__{embedded}__"
     return name[len(prefix) :] if name.startswith(prefix) else name
 
@@ -79,14 +81,18 @@ class KnownTools:
         self.embedded = embedded
         self.bare = CLAUDE_BUILTIN_TOOLS | frozenset(EMBEDDED_COMMANDS) | frozenset(extra_tools)
         self.servers = frozenset(mcp_servers) | {embedded}
+        # A vault repeats a few hundred tool names across thousands of profiles.
+        self._verdicts: dict[str, bool] = {}
 
     def is_known(self, name: str) -> bool:
         """True when ``name`` (optionally with a ``(pattern)`` rule suffix) is known."""
-        base = name.split("(", 1)[0]
-        if base in self.bare:
-            return True
-        parts = split_mcp_name(base)
-        return parts is not None and parts[0] in self.servers
+        verdict = self._verdicts.get(name)
+        if verdict is None:
+            base = name.split("(", 1)[0]
+            parts = split_mcp_name(base) if base not in self.bare else None
+            verdict = base in self.bare or (parts is not None and parts[0] in self.servers)
+            self._verdicts[name] = verdict
+        return verdict
 
     def names(self) -> list[str]:
         return sorted(self.bare)

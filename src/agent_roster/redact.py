@@ -6,8 +6,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-_SECRET_KEY = re.compile(r"(token|secret|password|passwd|api[_-]?key|auth|credential|private)",
-                         re.I)
+_SECRET_KEY = re.compile(
+    r"(token|secret|password|passwd|api[_-]?key|auth|credential|private)", re.I
+)
 _REFERENCE = re.compile(r"^\$\{[A-Za-z_][A-Za-z0-9_]*\}$|^\{env:[A-Za-z_][A-Za-z0-9_]*\}$")
 MASK = "***"
 

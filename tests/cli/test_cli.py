@@ -68,7 +68,8 @@ def test_validate_clean_vault_exits_zero(vault: Path, capsys: pytest.CaptureFixt
 
 
 def test_validate_reports_every_problem_with_position(
-    make_tree, capsys: pytest.CaptureFixture[str]  # type: ignore[no-untyped-def]
+    make_tree,
+    capsys: pytest.CaptureFixture[str],  # type: ignore[no-untyped-def]
 ) -> None:
     root = make_tree({"agent-types/coding/profile.md": BROKEN})
     code, out, _ = run(capsys, "validate", str(root), "--format", "json")
@@ -110,27 +111,33 @@ def test_validate_github_annotations(make_tree, capsys: pytest.CaptureFixture[st
 
 
 def test_validate_single_file_uses_its_vault(make_tree, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
-    root = make_tree({
-        "agent-types/coding/profile.md": GOOD,
-        "agent-types/other/profile.md": BROKEN.replace("id: other", "id: other"),
-    })
+    root = make_tree(
+        {
+            "agent-types/coding/profile.md": GOOD,
+            "agent-types/other/profile.md": BROKEN.replace("id: other", "id: other"),
+        }
+    )
     code, out, _ = run(capsys, "validate", str(root / "agent-types/coding/profile.md"))
     assert code == 0
-    code, out, _ = run(capsys, "validate", str(root / "agent-types/other/profile.md"),
-                       "--format", "json")
+    code, out, _ = run(
+        capsys, "validate", str(root / "agent-types/other/profile.md"), "--format", "json"
+    )
     report = json.loads(out)
     assert code == 1
     assert {d["code"] for d in report["diagnostics"]} == {"json-invalid", "json-fence-untagged"}
 
 
-def test_validate_missing_path_is_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_validate_missing_path_is_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     code, _, err = run(capsys, "validate", str(tmp_path / "nope"))
     assert code == 2
     assert "does not exist" in err
 
 
-def test_vault_from_environment(vault: Path, monkeypatch: pytest.MonkeyPatch,
-                                capsys: pytest.CaptureFixture[str]) -> None:
+def test_vault_from_environment(
+    vault: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setenv("ROSTER_VAULT", str(vault))
     code, out, _ = run(capsys, "show", "coding", "--json")
     assert code == 0
@@ -146,9 +153,26 @@ def test_show_json_has_documented_fields(vault: Path, capsys: pytest.CaptureFixt
     assert data["prompt"] == "## Role\n\nWrite code."
     assert data["system_prompt_suffix"] == data["prompt"]
     assert data["source"] == "agent-types/coding/profile.md"
-    for key in ("id", "name", "description", "allowed_tools", "denied_tools", "mcp_servers",
-                "install", "tags", "max_tokens_per_task", "runtime", "agent_name", "role",
-                "rules", "reflection", "sections", "extends", "created_at", "updated_at"):
+    for key in (
+        "id",
+        "name",
+        "description",
+        "allowed_tools",
+        "denied_tools",
+        "mcp_servers",
+        "install",
+        "tags",
+        "max_tokens_per_task",
+        "runtime",
+        "agent_name",
+        "role",
+        "rules",
+        "reflection",
+        "sections",
+        "extends",
+        "created_at",
+        "updated_at",
+    ):
         assert key in data
 
 
@@ -179,7 +203,8 @@ def test_show_rejects_unsafe_id(vault: Path, capsys: pytest.CaptureFixture[str])
 
 
 def test_show_broken_profile_exits_one_but_shows_what_parsed(
-    make_tree, capsys: pytest.CaptureFixture[str]  # type: ignore[no-untyped-def]
+    make_tree,
+    capsys: pytest.CaptureFixture[str],  # type: ignore[no-untyped-def]
 ) -> None:
     root = make_tree({"agent-types/coding/profile.md": GOOD + "\n## Tools\n```json\n[]\n```\n"})
     code, out, err = run(capsys, "--vault", str(root), "show", "coding")
@@ -207,8 +232,12 @@ def test_schema_prints_every_schema(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "schema")
     assert code == 0
     assert set(json.loads(out)) == {
-        "profile-frontmatter", "profile-config", "profile-tools", "profile-mcp-servers",
-        "profile-install", "mcp-server",
+        "profile-frontmatter",
+        "profile-config",
+        "profile-tools",
+        "profile-mcp-servers",
+        "profile-install",
+        "mcp-server",
     }
 
 
@@ -247,9 +276,20 @@ def test_internal_errors_are_reported_as_bugs(
 
 def test_console_script_runs_in_a_subprocess(vault: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "agent_roster", "--vault", str(vault), "validate",
-         "--format", "json"],
-        capture_output=True, text=True, check=False, timeout=60,
+        [
+            sys.executable,
+            "-m",
+            "agent_roster",
+            "--vault",
+            str(vault),
+            "validate",
+            "--format",
+            "json",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["errors"] == 0

@@ -17,7 +17,12 @@ from agent_roster.store import migrate as migrations
 from agent_roster.store.tables import metadata
 
 TABLES = {
-    "agent_profiles", "projects", "tasks", "archived_tasks", "mcp_servers", "sync_events",
+    "agent_profiles",
+    "projects",
+    "tasks",
+    "archived_tasks",
+    "mcp_servers",
+    "sync_events",
     "sync_files",
 }
 

@@ -10,17 +10,73 @@ from hypothesis import strategies as st
 from agent_roster.vault.fastyaml import load_flat
 from agent_roster.vault.frontmatter import _load_full
 
-KEYS = st.sampled_from(["id", "name", "description", "tags", "extends", "true", "null",
-                        "memory_scope_id", "aliases", "a-b", "x_1"])
-WORDS = st.text(alphabet=string.ascii_letters + string.digits + " -_.,:#'\"[]{}!&*?|>%@`/\\é",
-                min_size=0, max_size=20)
+KEYS = st.sampled_from(
+    [
+        "id",
+        "name",
+        "description",
+        "tags",
+        "extends",
+        "true",
+        "null",
+        "memory_scope_id",
+        "aliases",
+        "a-b",
+        "x_1",
+    ]
+)
+WORDS = st.text(
+    alphabet=string.ascii_letters + string.digits + " -_.,:#'\"[]{}!&*?|>%@`/\\é",
+    min_size=0,
+    max_size=20,
+)
 SCALARS = st.one_of(
     WORDS,
-    st.sampled_from(["yes", "no", "on", "off", "true", "False", "NULL", "~", "", "017", "0o17",
-                     "0x1F", "-5", "+3", "1.5", "1e5", ".5", ".inf", "-.inf", ".nan",
-                     "2024-01-01", "12:30", "C#", "a # b", "a: b", "http://x/y", "'q'",
-                     "\"q\"", "\"a\\nb\"", "'it''s'", "[a, b]", "[]", "[1, true, ~, x y]",
-                     "[a, [b]]", "[a,]", "{a: 1}", "&x a", "*x", "!!str 5", "- a", "|"]),
+    st.sampled_from(
+        [
+            "yes",
+            "no",
+            "on",
+            "off",
+            "true",
+            "False",
+            "NULL",
+            "~",
+            "",
+            "017",
+            "0o17",
+            "0x1F",
+            "-5",
+            "+3",
+            "1.5",
+            "1e5",
+            ".5",
+            ".inf",
+            "-.inf",
+            ".nan",
+            "2024-01-01",
+            "12:30",
+            "C#",
+            "a # b",
+            "a: b",
+            "http://x/y",
+            "'q'",
+            '"q"',
+            '"a\\nb"',
+            "'it''s'",
+            "[a, b]",
+            "[]",
+            "[1, true, ~, x y]",
+            "[a, [b]]",
+            "[a,]",
+            "{a: 1}",
+            "&x a",
+            "*x",
+            "!!str 5",
+            "- a",
+            "|",
+        ]
+    ),
     WORDS.map(lambda w: f'"{w}"'),
     WORDS.map(lambda w: f"'{w}'"),
     st.lists(WORDS, max_size=4).map(lambda items: "[" + ", ".join(items) + "]"),
@@ -49,15 +105,29 @@ def test_fast_path_matches_libyaml_whenever_it_answers(lines: list[str]) -> None
 
 
 def test_typical_frontmatter_takes_the_fast_path() -> None:
-    text = "id: coding\nname: Coding Agent\ndescription: \"Writes code\"\ntags: [a, b]\n"
+    text = 'id: coding\nname: Coding Agent\ndescription: "Writes code"\ntags: [a, b]\n'
     fast = load_flat(text, 2)
     assert fast is not None
-    assert fast[0] == {"id": "coding", "name": "Coding Agent", "description": "Writes code",
-                       "tags": ["a", "b"]}
+    assert fast[0] == {
+        "id": "coding",
+        "name": "Coding Agent",
+        "description": "Writes code",
+        "tags": ["a", "b"],
+    }
     assert fast[2]["description"] == (4, 14)
 
 
 def test_anything_unusual_steps_aside() -> None:
-    for text in ["a:\n  - b\n", "a: b: c\n", "a: \"x\\ty\"\n", "a: 1\na: 2\n", "true: 1\n",
-                 "a: &x b\n", "a: [b, [c]]\n", "? a\n", "a: 0x1F\n", "a: b # c\n"]:
+    for text in [
+        "a:\n  - b\n",
+        "a: b: c\n",
+        'a: "x\\ty"\n',
+        "a: 1\na: 2\n",
+        "true: 1\n",
+        "a: &x b\n",
+        "a: [b, [c]]\n",
+        "? a\n",
+        "a: 0x1F\n",
+        "a: b # c\n",
+    ]:
         assert load_flat(text, 2) is None, text

@@ -190,12 +190,14 @@ def test_iter_entries_lists_only_layout_files(make_tree) -> None:  # type: ignor
         (s.entry.rel_path, s.entry.kind, s.entry.id, s.entry.project, s.escapes)
         for s in VaultLayout(root).iter_entries()
     ]
+    # Each scope lists its servers before its profiles, the system scope first: the
+    # loader relies on this order to check tool names against a complete registry.
     assert listed == [
+        ("mcp-servers/github.md", M, "github", None, False),
         ("agent-types/coding/profile.md", P, "coding", None, False),
         ("agent-types/qa/profile.md", P, "qa", None, False),
-        ("mcp-servers/github.md", M, "github", None, False),
-        ("projects/web/agent-types/coding/profile.md", P, "coding", "web", False),
         ("projects/web/mcp-servers/jira.md", M, "jira", "web", False),
+        ("projects/web/agent-types/coding/profile.md", P, "coding", "web", False),
     ]
 
 

@@ -38,8 +38,11 @@ pass_settings = click.make_pass_decorator(Settings)
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--vault", metavar="PATH", help="Vault folder [default: $ROSTER_VAULT or ./vault].")
-@click.option("--db", metavar="URL", help="Database URL [default: $ROSTER_DB or a SQLite file "
-              "in .roster/ beside the vault].")
+@click.option(
+    "--db",
+    metavar="URL",
+    help="Database URL [default: $ROSTER_DB or a SQLite file in .roster/ beside the vault].",
+)
 @click.version_option(__version__, "--version", prog_name="roster")
 @click.pass_context
 def cli(ctx: click.Context, vault: str | None, db: str | None) -> None:
@@ -93,8 +96,9 @@ def report_error(exc: RosterError, args: Sequence[str]) -> None:
     if wants_json:
         from agent_roster.cli.output import emit_json
 
-        emit_json({"error": {"kind": exc.kind, "message": exc.message, "hint": exc.hint}},
-                  sys.stdout)
+        emit_json(
+            {"error": {"kind": exc.kind, "message": exc.message, "hint": exc.hint}}, sys.stdout
+        )
         return
     click.echo(f"error: {exc.message}", err=True)
     if exc.hint:

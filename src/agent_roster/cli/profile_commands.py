@@ -23,16 +23,23 @@ def init(settings: Settings, directory: Path | None) -> int:
         click.echo(f"created  {rel}")
     for rel in result.skipped:
         click.echo(f"kept     {rel} (already exists)")
-    click.echo(f"vault ready at {result.root} ({len(result.created)} created, "
-               f"{len(result.skipped)} kept)")
+    click.echo(
+        f"vault ready at {result.root} ({len(result.created)} created, {len(result.skipped)} kept)"
+    )
     return EXIT_OK
 
 
 @click.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--strict", is_flag=True, help="Count warnings as failures.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "github"]), default="text",
-              show_default=True, help="Output format; github prints workflow annotations.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "github"]),
+    default="text",
+    show_default=True,
+    help="Output format; github prints workflow annotations.",
+)
 @pass_settings
 def validate(settings: Settings, paths: tuple[Path, ...], strict: bool, fmt: str) -> int:
     """Check vaults and profile files; exit 1 when there are errors."""
@@ -45,8 +52,10 @@ def validate(settings: Settings, paths: tuple[Path, ...], strict: bool, fmt: str
         output.print_diagnostics(report.diagnostics, fmt, sys.stdout)
         verdict = "FAILED" if report.failed(strict=strict) else "ok"
         noun = "file" if report.files == 1 else "files"
-        summary = (f"{report.files} {noun} checked: {report.errors} errors, "
-                   f"{report.warnings} warnings — {verdict}")
+        summary = (
+            f"{report.files} {noun} checked: {report.errors} errors, "
+            f"{report.warnings} warnings — {verdict}"
+        )
         click.echo(summary, err=fmt == "github")
     return EXIT_PROBLEMS if report.failed(strict=strict) else EXIT_OK
 
@@ -71,17 +80,26 @@ def show(settings: Settings, profile_id: str, project: str | None, as_json: bool
 
 
 @click.command()
-@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
-              help="Write one <name>.schema.json per schema into this folder.")
-@click.option("--check", "check_dir", type=click.Path(file_okay=False, path_type=Path),
-              help="Exit 1 if the schemas in this folder differ from the code's.")
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Write one <name>.schema.json per schema into this folder.",
+)
+@click.option(
+    "--check",
+    "check_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Exit 1 if the schemas in this folder differ from the code's.",
+)
 def schema(out_dir: Path | None, check_dir: Path | None) -> int:
     """Print JSON Schema for the frontmatter and each JSON block."""
     from agent_roster.commands import schema as schemas
 
     if check_dir is not None:
         stale = [
-            stem for stem, body in schemas.build_schemas().items()
+            stem
+            for stem, body in schemas.build_schemas().items()
             if not (check_dir / f"{stem}.schema.json").is_file()
             or (check_dir / f"{stem}.schema.json").read_text(encoding="utf-8")
             != schemas.render(body)

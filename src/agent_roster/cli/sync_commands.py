@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import sys
 import time
@@ -17,14 +18,19 @@ def _summary(report: object) -> str:
     from agent_roster.sync.engine import SyncReport
 
     assert isinstance(report, SyncReport)
-    return (f"{report.scanned} files, {report.unchanged} unchanged, {report.written} written, "
-            f"{report.failed} failed, {report.deleted} deleted, {report.restored} restored, "
-            f"{report.recovered} recovered in {report.seconds * 1000:.0f} ms")
+    return (
+        f"{report.scanned} files, {report.unchanged} unchanged, {report.written} written, "
+        f"{report.failed} failed, {report.deleted} deleted, {report.restored} restored, "
+        f"{report.recovered} recovered in {report.seconds * 1000:.0f} ms"
+    )
 
 
 @click.command()
-@click.option("--prune", is_flag=True, help="Delete rows whose files are gone (clears task and "
-              "project references to them).")
+@click.option(
+    "--prune",
+    is_flag=True,
+    help="Delete rows whose files are gone (clears task and project references to them).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @pass_settings
 def sync(settings: Settings, prune: bool, as_json: bool) -> int:
@@ -37,8 +43,9 @@ def sync(settings: Settings, prune: bool, as_json: bool) -> int:
     else:
         for event in report.events:
             click.echo(f"{event.kind:9} {event.path or event.entry_id}  {event.message}")
-            output.print_diagnostics((d for d in event.diagnostics if d.is_error), "text",
-                                     sys.stdout)
+            output.print_diagnostics(
+                (d for d in event.diagnostics if d.is_error), "text", sys.stdout
+            )
         for rel in report.starter_files:
             click.echo(f"starter   {rel}")
         click.echo(_summary(report))
@@ -46,8 +53,9 @@ def sync(settings: Settings, prune: bool, as_json: bool) -> int:
 
 
 @click.command()
-@click.option("--settle-ms", default=15, show_default=True,
-              help="Quiet time that ends a batch of changes.")
+@click.option(
+    "--settle-ms", default=15, show_default=True, help="Quiet time that ends a batch of changes."
+)
 @pass_settings
 def watch(settings: Settings, settle_ms: int) -> int:
     """Sync, then keep the database in step with every saved change (Ctrl-C stops)."""
@@ -58,11 +66,14 @@ def watch(settings: Settings, settle_ms: int) -> int:
     def report(result: object) -> None:
         click.echo(f"{time.strftime('%H:%M:%S')} {_summary(result)}", err=True)
 
-    try:
-        watch_vault(settings.vault, settings.db, on_report=report, settle_ms=settle_ms,
-                    on_ready=lambda: click.echo(f"watching {settings.vault}", err=True))
-    except KeyboardInterrupt:
-        pass
+    with contextlib.suppress(KeyboardInterrupt):
+        watch_vault(
+            settings.vault,
+            settings.db,
+            on_report=report,
+            settle_ms=settle_ms,
+            on_ready=lambda: click.echo(f"watching {settings.vault}", err=True),
+        )
     return EXIT_OK
 
 
@@ -78,16 +89,20 @@ def status(settings: Settings, as_json: bool, events: int) -> int:
     if as_json:
         output.emit_json(report.to_dict())
         return EXIT_PROBLEMS if report.failing else EXIT_OK
-    when = (time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(report.last_sync))
-            if report.last_sync else "never")
+    when = (
+        time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(report.last_sync))
+        if report.last_sync
+        else "never"
+    )
     click.echo(f"database   {report.database}")
     click.echo(f"last sync  {when}")
     for kind, by_status in sorted(report.files.items()):
         parts = ", ".join(f"{n} {s}" for s, n in sorted(by_status.items()))
         click.echo(f"{kind + 's':10} {parts}")
     if report.failing:
-        click.echo(f"\n{len(report.failing)} failing file(s); the previous version of each "
-                   "stays active:")
+        click.echo(
+            f"\n{len(report.failing)} failing file(s); the previous version of each stays active:"
+        )
         for failing in report.failing:
             output.print_diagnostics(failing.diagnostics, "text", sys.stdout)
     if report.recent_events:

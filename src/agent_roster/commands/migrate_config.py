@@ -26,8 +26,18 @@ from agent_roster.vault.writer import write_in_vault
 
 _MARKER = re.compile(r"^## (Role|Rules|Reflection)[ \t]*$", re.M | re.I)
 _KNOWN = {
-    "name", "description", "model", "permission_mode", "allowed_tools", "denied_tools",
-    "mcp_servers", "system_prompt_suffix", "install", "tags", "max_tokens_per_task", "runtime",
+    "name",
+    "description",
+    "model",
+    "permission_mode",
+    "allowed_tools",
+    "denied_tools",
+    "mcp_servers",
+    "system_prompt_suffix",
+    "install",
+    "tags",
+    "max_tokens_per_task",
+    "runtime",
     "agent_name",
 }
 
@@ -128,16 +138,29 @@ def migrate_config(
         if target.exists():
             skipped.append((rel, "a profile file already exists; it was left as it is"))
             continue
-        text = render_profile(_build(profile_id, entry, _servers(entry), entry.get("install")
-                                     if isinstance(entry.get("install"), dict) else {}))
+        install = entry.get("install")
+        text = render_profile(
+            _build(profile_id, entry, _servers(entry), install if isinstance(install, dict) else {})
+        )
         parsed = parse_profile(text, path=rel, expected_id=profile_id)
         if not parsed.ok:
             line, column = lines.get(profile_id, (1, 1))
-            failed.append((profile_id, tuple(
-                msgspec.structs.replace(
-                    d, path=path.as_posix(), line=line, column=column,
-                    message=f"agent_profiles.{profile_id}: {d.message}")
-                for d in parsed.diagnostics if d.is_error)))
+            failed.append(
+                (
+                    profile_id,
+                    tuple(
+                        msgspec.structs.replace(
+                            d,
+                            path=path.as_posix(),
+                            line=line,
+                            column=column,
+                            message=f"agent_profiles.{profile_id}: {d.message}",
+                        )
+                        for d in parsed.diagnostics
+                        if d.is_error
+                    ),
+                )
+            )
             continue
         write_in_vault(layout, target, text)
         written.append(rel)

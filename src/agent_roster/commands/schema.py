@@ -24,8 +24,11 @@ from agent_roster.vault.writer import atomic_write
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 BASE_ID = "https://agent-roster.dev/schemas/"
 
+# The same rule as vault.paths.segment_problem, in ECMA-262 regex syntax.
 SEGMENT_PATTERN = (
-    r"^(?!\.)(?!.*\.\.)(?!\s)[^/\\:\x00-\x1f\x7f]{0,%d}[^/\\:\x00-\x1f\x7f\s]$" % (MAX_SEGMENT - 1)
+    r"^(?!\.)(?!.*\.\.)(?!\s)[^/\\:\x00-\x1f\x7f-\x9f]{0,"
+    + str(MAX_SEGMENT - 1)
+    + r"}[^/\\:\x00-\x1f\x7f-\x9f\s]$"
 )
 
 
@@ -153,8 +156,9 @@ def build_schemas() -> dict[str, dict[str, Any]]:
                 "properties": {
                     "npm": _names("npm packages", profile_blocks.NPM_NAME.pattern),
                     "pip": _names("pip requirements", profile_blocks.PIP_REQ.pattern),
-                    "commands": _names("commands that must be on PATH",
-                                       profile_blocks.COMMAND.pattern),
+                    "commands": _names(
+                        "commands that must be on PATH", profile_blocks.COMMAND.pattern
+                    ),
                 },
                 "additionalProperties": True,
             },

@@ -55,14 +55,18 @@ def show_profile(
         where = f" in project {project!r}" if project else ""
         hint = did_you_mean(profile_id, profile_ids) or (
             f"create {Path(path).relative_to(layout.root).as_posix()}, or run "
-            "'roster validate' to list what the vault holds")
+            "'roster validate' to list what the vault holds"
+        )
         raise NotFoundError(f"no profile {profile_id!r}{where} in vault {layout.root}", hint=hint)
     raw = read_bytes(target, problems)
     if raw is None:
         return ShownProfile(None, tuple(problems))
     known = KnownTools(server_names(servers, project))
     parsed = parse_profile(
-        raw, path=target.entry.rel_path, expected_id=profile_id, project=project,
+        raw,
+        path=target.entry.rel_path,
+        expected_id=profile_id,
+        project=project,
         known_tools=known,
     )
     return ShownProfile(parsed.profile, (*problems, *parsed.diagnostics))

@@ -24,13 +24,16 @@ def open_store(vault: str | os.PathLike[str], db: str | None = None) -> Store:
     """Open (and migrate) the store for ``vault``: ``db`` if given, else the default file."""
     root = Path(vault)
     if not root.is_dir():
-        raise UsageError(f"vault {root} does not exist",
-                         hint="pass --vault PATH, or create one with 'roster init'")
+        raise UsageError(
+            f"vault {root} does not exist",
+            hint="pass --vault PATH, or create one with 'roster init'",
+        )
     return Store.open(db or default_db_url(root))
 
 
-def sync_vault(vault: str | os.PathLike[str], db: str | None = None, *,
-               prune: bool = False) -> SyncReport:
+def sync_vault(
+    vault: str | os.PathLike[str], db: str | None = None, *, prune: bool = False
+) -> SyncReport:
     """One full sync of ``vault`` into its database."""
     with open_store(vault, db) as store:
         return SyncEngine(store, vault).sync(prune=prune)
@@ -46,21 +49,20 @@ def watch_vault(
     bus: EventBus | None = None,
     settle_ms: int = 15,
 ) -> None:
-    """Sync once, then keep syncing each settled batch of changes until ``stop`` is set."""
+    """Sync once, then keep syncing each settled batch of changes until ``stop`` is set.
+
+    The first (full) sync runs as soon as the file watch is live, so that nothing saved
+    between that sync and the start of the watch can be missed; ``on_ready`` follows it."""
     store = open_store(vault, db)
     try:
         engine = SyncEngine(store, vault, bus=bus)
-        first = engine.sync()
-        if on_report is not None:
-            on_report(first)
 
         def handle(batch: ChangeBatch) -> None:
             report = engine.sync(None if batch.full_rescan else batch.paths)
             if on_report is not None:
                 on_report(report)
 
-        VaultWatcher(Path(vault), handle, settle_ms=settle_ms, stop=stop,
-                     on_ready=on_ready).run()
+        VaultWatcher(Path(vault), handle, settle_ms=settle_ms, stop=stop, on_ready=on_ready).run()
     finally:
         store.close()
 
@@ -87,16 +89,21 @@ class StatusReport(NamedTuple):
             "last_sync": self.last_sync,
             "files": self.files,
             "failing": [
-                {"path": f.path, "id": f.entry_id, "project": f.project,
-                 "diagnostics": [d.to_dict() for d in f.diagnostics]}
+                {
+                    "path": f.path,
+                    "id": f.entry_id,
+                    "project": f.project,
+                    "diagnostics": [d.to_dict() for d in f.diagnostics],
+                }
                 for f in self.failing
             ],
             "recent_events": [msgspec.to_builtins(e) for e in self.recent_events],
         }
 
 
-def vault_status(vault: str | os.PathLike[str], db: str | None = None, *,
-                 events: int = 10) -> StatusReport:
+def vault_status(
+    vault: str | os.PathLike[str], db: str | None = None, *, events: int = 10
+) -> StatusReport:
     """Last sync, files by status, and every failing file with its diagnostics."""
     with open_store(vault, db) as store:
         with store.transaction() as conn:
@@ -105,8 +112,12 @@ def vault_status(vault: str | os.PathLike[str], db: str | None = None, *,
             last = file_rows.last_update(conn)
         recent = store.list_sync_events(limit=events)
         decoded = tuple(
-            FailingFile(f.path, f.entry_id, f.project,
-                        msgspec.json.decode(f.diagnostics, type=tuple[Diagnostic, ...]))
+            FailingFile(
+                f.path,
+                f.entry_id,
+                f.project,
+                msgspec.json.decode(f.diagnostics, type=tuple[Diagnostic, ...]),
+            )
             for f in failing
         )
         url = store.engine.url.render_as_string(hide_password=True)

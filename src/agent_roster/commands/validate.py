@@ -42,7 +42,9 @@ class ValidationReport(NamedTuple):
         }
 
 
-def validate(targets: Sequence[str | os.PathLike[str]], *, base: Path | None = None) -> ValidationReport:
+def validate(
+    targets: Sequence[str | os.PathLike[str]], *, base: Path | None = None
+) -> ValidationReport:
     """Validate each target: a vault folder (every file in its layout) or a single file
     (checked in the context of the vault it sits in, when it sits in one).
 
@@ -61,8 +63,10 @@ def validate(targets: Sequence[str | os.PathLike[str]], *, base: Path | None = N
             files += 1
             found.extend(_validate_file(path, base))
         else:
-            raise UsageError(f"{os.fspath(path)} does not exist",
-                             hint="pass a vault folder or a profile.md / MCP server file")
+            raise UsageError(
+                f"{os.fspath(path)} does not exist",
+                hint="pass a vault folder or a profile.md / MCP server file",
+            )
     found.sort(key=lambda d: (d.path, d.line, d.column))
     return ValidationReport(files, tuple(found))
 
@@ -72,10 +76,13 @@ def _validate_file(path: Path, base: Path) -> list[Diagnostic]:
     if located is None:
         display = _display(path, base)
         parsed = parse_profile(path.read_bytes(), path=display)
-        note = dx.make("layout-unknown", "the file is not inside a vault's layout, so it was "
-                       "checked as a standalone profile", path=display,
-                       hint="vault files live at agent-types/<id>/profile.md or "
-                       "mcp-servers/<name>.md", severity=Severity.WARNING)
+        note = dx.make(
+            "layout-unknown",
+            "the file is not inside a vault's layout, so it was checked as a standalone profile",
+            path=display,
+            hint="vault files live at agent-types/<id>/profile.md or mcp-servers/<name>.md",
+            severity=Severity.WARNING,
+        )
         return [note, *parsed.diagnostics]
     root, rel = located
     snapshot = load_vault(root)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 import msgspec
 
 
-class Transport(str, Enum):
+class Transport(StrEnum):
     STDIO = "stdio"
     HTTP = "http"
     SSE = "sse"

@@ -8,13 +8,13 @@ harness name), so nothing a codec reads is dropped on the floor.
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 import msgspec
 
 
-class Runtime(str, Enum):
+class Runtime(StrEnum):
     """Which runtime executes tasks for a profile (seed 000, ``runtime``)."""
 
     CLAUDE_SDK = "claude_sdk"
@@ -33,7 +33,7 @@ PERMISSION_MODES: tuple[str, ...] = (
 )
 
 
-class PermissionAction(str, Enum):
+class PermissionAction(StrEnum):
     ALLOW = "allow"
     ASK = "ask"
     DENY = "deny"
@@ -136,8 +136,9 @@ class AgentProfile(msgspec.Struct, frozen=True, kw_only=True):
     def prompt(self) -> str:
         """The full system-prompt text this profile contributes: every prose section, in
         file order, each under its own ``## Heading``."""
-        return "\n\n".join(f"## {s.heading}\n\n{s.body}" if s.body else f"## {s.heading}"
-                           for s in self.sections)
+        return "\n\n".join(
+            f"## {s.heading}\n\n{s.body}" if s.body else f"## {s.heading}" for s in self.sections
+        )
 
     @property
     def system_prompt_suffix(self) -> str:

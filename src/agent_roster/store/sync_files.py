@@ -30,8 +30,17 @@ class FileState(NamedTuple):
 def load_all(conn: Connection) -> dict[str, FileState]:
     """Every known file, keyed by vault-relative path."""
     rows = conn.execute(
-        select(t.c.path, t.c.entry_kind, t.c.entry_id, t.c.project, t.c.mtime_ns, t.c.size,
-               t.c.content_hash, t.c.status, t.c.diagnostics)
+        select(
+            t.c.path,
+            t.c.entry_kind,
+            t.c.entry_id,
+            t.c.project,
+            t.c.mtime_ns,
+            t.c.size,
+            t.c.content_hash,
+            t.c.status,
+            t.c.diagnostics,
+        )
     )
     return {row[0]: FileState(*row) for row in rows}
 
@@ -56,8 +65,17 @@ def delete_many(conn: Connection, paths: Iterable[str]) -> int:
 def failing(conn: Connection) -> list[FileState]:
     """Files whose current content does not parse, by path."""
     rows = conn.execute(
-        select(t.c.path, t.c.entry_kind, t.c.entry_id, t.c.project, t.c.mtime_ns, t.c.size,
-               t.c.content_hash, t.c.status, t.c.diagnostics)
+        select(
+            t.c.path,
+            t.c.entry_kind,
+            t.c.entry_id,
+            t.c.project,
+            t.c.mtime_ns,
+            t.c.size,
+            t.c.content_hash,
+            t.c.status,
+            t.c.diagnostics,
+        )
         .where(t.c.status == FAILED)
         .order_by(t.c.path)
     )

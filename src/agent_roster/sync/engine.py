@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import msgspec
+from sqlalchemy import Connection, select
 
 from agent_roster import diagnostics as dx
 from agent_roster.diagnostics import Diagnostic
@@ -38,6 +39,7 @@ from agent_roster.store.facade import Store
 from agent_roster.store.mcp import SyncedMcpServer
 from agent_roster.store.profiles import SyncedProfile
 from agent_roster.store.sync_files import FAILED, MISSING, OK, FileState
+from agent_roster.store.tables import agent_profiles
 from agent_roster.sync.bus import EventBus
 from agent_roster.sync.knowledge import copy_starter_knowledge
 from agent_roster.vault.loader import read_bytes
@@ -78,7 +80,9 @@ class _Outcome(NamedTuple):
     profile: SyncedProfile | None = None
     server: SyncedMcpServer | None = None
     event: SyncEvent | None = None
-    first_time: bool = False
+    # True: never seen before. None: seen, but only broken so far, so it is new unless the
+    # database holds a row for it (decided in _write). False: seen and synced before.
+    first_time: bool | None = False
 
 
 def content_hash(raw: bytes) -> str:
@@ -119,6 +123,7 @@ class SyncEngine:
             wanted = {p for p in paths if classify(p) is not None}
             scanned = [self._scanned(rel) for rel in sorted(wanted)]
         present: set[str] = set()
+        present_servers: list[tuple[str | None, str]] = []
         changed: list[tuple[ScannedFile, os.stat_result]] = []
         unchanged = 0
         for item in scanned:
@@ -128,6 +133,8 @@ class SyncEngine:
                 continue
             rel = item.entry.rel_path
             present.add(rel)
+            if item.entry.kind is EntryKind.MCP_SERVER:
+                present_servers.append((item.entry.project, item.entry.id))
             state = states.get(rel)
             if (
                 state is not None
@@ -139,10 +146,11 @@ class SyncEngine:
                 continue
             changed.append((item, stat))
         gone = [
-            s for p, s in states.items()
+            s
+            for p, s in states.items()
             if s.status != MISSING and p not in present and (wanted is None or p in wanted)
         ]
-        outcomes = self._process(changed, states, present)
+        outcomes = self._process(changed, states, present_servers)
         report = self._write(outcomes, gone, prune)
         return report._replace(
             scanned=len(scanned), unchanged=unchanged, seconds=time.perf_counter() - started
@@ -162,29 +170,31 @@ class SyncEngine:
         escapes = path.exists() and not self.layout.is_inside(path)
         return ScannedFile(entry, path, escapes)
 
-    def _visible_servers(self, states: dict[str, FileState], present: set[str],
-                         project: str | None) -> set[str]:
-        names = {
-            s.entry_id for p, s in states.items()
-            if s.entry_kind == SERVER and s.status != MISSING and s.project in (None, project)
-        }
-        for rel in present:
-            entry = classify(rel)
-            if entry is not None and entry.kind is EntryKind.MCP_SERVER and entry.project in (
-                None, project,
-            ):
-                names.add(entry.id)
+    @staticmethod
+    def _server_names(
+        states: dict[str, FileState], present_servers: list[tuple[str | None, str]]
+    ) -> dict[str | None, set[str]]:
+        """Server names by scope (``None``: system), known or present. Built once per sync:
+        asking per project scope with a pass over every file was quadratic (100 projects x
+        10,000 files took most of a cold sync)."""
+        names: dict[str | None, set[str]] = {}
+        for s in states.values():
+            if s.entry_kind == SERVER and s.status != MISSING:
+                names.setdefault(s.project, set()).add(s.entry_id)
+        for project, name in present_servers:
+            names.setdefault(project, set()).add(name)
         return names
 
     def _process(
         self,
         changed: list[tuple[ScannedFile, os.stat_result]],
         states: dict[str, FileState],
-        present: set[str],
+        present_servers: list[tuple[str | None, str]],
     ) -> list[_Outcome]:
         # Servers first: the registry they form feeds the known-tools check of profiles.
         changed.sort(key=lambda pair: pair[0].entry.kind is EntryKind.PROFILE)
         known: dict[str | None, KnownTools] = {}
+        server_names: dict[str | None, set[str]] | None = None
         outcomes: list[_Outcome] = []
         for item, stat in changed:
             entry = item.entry
@@ -195,12 +205,27 @@ class SyncEngine:
             raw = read_bytes(item, problems)
             digest = content_hash(raw) if raw is not None else ""
 
-            def state(status: str, found: tuple[Diagnostic, ...] = (), *, digest: str = digest,
-                      entry: Any = entry, kind: str = kind, stat: os.stat_result = stat,
-                      rel: str = rel) -> FileState:
-                return FileState(rel, kind, entry.id, entry.project, stat.st_mtime_ns,
-                                 stat.st_size, digest,
-                                 status, msgspec.json.encode(found).decode())
+            def state(
+                status: str,
+                found: tuple[Diagnostic, ...] = (),
+                *,
+                digest: str = digest,
+                entry: Any = entry,
+                kind: str = kind,
+                stat: os.stat_result = stat,
+                rel: str = rel,
+            ) -> FileState:
+                return FileState(
+                    rel,
+                    kind,
+                    entry.id,
+                    entry.project,
+                    stat.st_mtime_ns,
+                    stat.st_size,
+                    digest,
+                    status,
+                    msgspec.json.encode(found).decode(),
+                )
 
             if (
                 raw is not None
@@ -209,66 +234,111 @@ class SyncEngine:
                 and previous.status in (OK, FAILED)
             ):
                 # Touched but not changed: remember the new stat, nothing else.
-                outcomes.append(_Outcome(previous._replace(mtime_ns=stat.st_mtime_ns,
-                                                           size=stat.st_size)))
+                outcomes.append(
+                    _Outcome(previous._replace(mtime_ns=stat.st_mtime_ns, size=stat.st_size))
+                )
                 continue
             if raw is None:
-                outcomes.append(self._failure(state(FAILED, tuple(problems)), previous,
-                                              tuple(problems)))
+                outcomes.append(
+                    self._failure(state(FAILED, tuple(problems)), previous, tuple(problems))
+                )
                 continue
             if kind == SERVER:
                 parsed_server = parse_mcp_server(
                     raw, path=rel, expected_name=entry.id, project=entry.project
                 )
                 if parsed_server.ok and parsed_server.server is not None:
-                    outcomes.append(self._success(
-                        state(OK, parsed_server.diagnostics), previous,
-                        server=SyncedMcpServer(parsed_server.server, digest)))
+                    outcomes.append(
+                        self._success(
+                            state(OK, parsed_server.diagnostics),
+                            previous,
+                            server=SyncedMcpServer(parsed_server.server, digest),
+                        )
+                    )
                 else:
-                    outcomes.append(self._failure(state(FAILED, parsed_server.diagnostics),
-                                                  previous, parsed_server.diagnostics))
+                    outcomes.append(
+                        self._failure(
+                            state(FAILED, parsed_server.diagnostics),
+                            previous,
+                            parsed_server.diagnostics,
+                        )
+                    )
                 continue
             if entry.project not in known:
-                known[entry.project] = KnownTools(
-                    self._visible_servers(states, present, entry.project), embedded=self.embedded
-                )
-            parsed = parse_profile(raw, path=rel, expected_id=entry.id, project=entry.project,
-                                   known_tools=known[entry.project])
+                if server_names is None:
+                    server_names = self._server_names(states, present_servers)
+                visible = server_names.get(None, set())
+                if entry.project is not None:
+                    visible = visible | server_names.get(entry.project, set())
+                known[entry.project] = KnownTools(visible, embedded=self.embedded)
+            parsed = parse_profile(
+                raw,
+                path=rel,
+                expected_id=entry.id,
+                project=entry.project,
+                known_tools=known[entry.project],
+            )
             if parsed.ok and parsed.profile is not None:
-                outcomes.append(self._success(
-                    state(OK, parsed.diagnostics), previous,
-                    profile=SyncedProfile(parsed.profile, digest)))
+                outcomes.append(
+                    self._success(
+                        state(OK, parsed.diagnostics),
+                        previous,
+                        profile=SyncedProfile(parsed.profile, digest),
+                    )
+                )
             else:
-                outcomes.append(self._failure(state(FAILED, parsed.diagnostics), previous,
-                                              parsed.diagnostics))
+                outcomes.append(
+                    self._failure(state(FAILED, parsed.diagnostics), previous, parsed.diagnostics)
+                )
         return outcomes
 
-    def _success(self, state: FileState, previous: FileState | None, *,
-                 profile: SyncedProfile | None = None,
-                 server: SyncedMcpServer | None = None) -> _Outcome:
+    def _success(
+        self,
+        state: FileState,
+        previous: FileState | None,
+        *,
+        profile: SyncedProfile | None = None,
+        server: SyncedMcpServer | None = None,
+    ) -> _Outcome:
         event = None
         if previous is not None and previous.status == FAILED:
-            event = self._event(SyncEventKind.RECOVERY, state, "the file parses again; the "
-                                "database now holds its content")
+            event = self._event(
+                SyncEventKind.RECOVERY,
+                state,
+                "the file parses again; the database now holds its content",
+            )
         elif previous is not None and previous.status == MISSING:
             event = self._event(SyncEventKind.RESTORED, state, "the file is back")
-        return _Outcome(state, profile, server, event, first_time=previous is None)
+        first_time: bool | None = previous is None
+        if previous is not None and previous.status == FAILED:
+            first_time = None
+        return _Outcome(state, profile, server, event, first_time=first_time)
 
-    def _failure(self, state: FileState, previous: FileState | None,
-                 found: tuple[Diagnostic, ...]) -> _Outcome:
+    def _failure(
+        self, state: FileState, previous: FileState | None, found: tuple[Diagnostic, ...]
+    ) -> _Outcome:
         errors, _ = dx.count(found)
         event = self._event(
-            SyncEventKind.FAILURE, state,
-            f"{errors} error(s); the previous version stays active", found,
+            SyncEventKind.FAILURE,
+            state,
+            f"{errors} error(s); the previous version stays active",
+            found,
         )
         return _Outcome(state, event=event)
 
     @staticmethod
-    def _event(kind: SyncEventKind, state: FileState, message: str,
-               found: tuple[Diagnostic, ...] = ()) -> SyncEvent:
-        return SyncEvent(kind=kind.value, entry_kind=state.entry_kind, entry_id=state.entry_id,
-                         project=state.project, path=state.path, diagnostics=found,
-                         message=message)
+    def _event(
+        kind: SyncEventKind, state: FileState, message: str, found: tuple[Diagnostic, ...] = ()
+    ) -> SyncEvent:
+        return SyncEvent(
+            kind=kind.value,
+            entry_kind=state.entry_kind,
+            entry_id=state.entry_id,
+            project=state.project,
+            path=state.path,
+            diagnostics=found,
+            message=message,
+        )
 
     # -- writing --------------------------------------------------------------------------------
     def _write(self, outcomes: list[_Outcome], gone: list[FileState], prune: bool) -> SyncReport:
@@ -285,6 +355,14 @@ class SyncEngine:
             servers = [o.server for o in batch if o.server is not None]
             batch_events = [o.event for o in batch if o.event is not None]
             with self.store.transaction() as conn:
+                # A profile whose first versions were all broken appears now, when it first
+                # parses (issue 3, item 8): it is new if it has no row yet.
+                unsure = [
+                    o.state.entry_id
+                    for o in batch
+                    if o.profile is not None and o.first_time is None and o.state.project is None
+                ]
+                had_row = _system_profile_rows(conn, unsure) if unsure else set()
                 if servers:
                     server_rows.upsert_many(conn, servers, at=at, synced_at=at)
                 if profiles:
@@ -294,7 +372,10 @@ class SyncEngine:
                     event_rows.record_many(conn, batch_events, at=at)
             for outcome in batch:
                 self._states[outcome.state.path] = outcome.state
-                if outcome.profile and outcome.first_time and outcome.state.project is None:
+                new = outcome.first_time or (
+                    outcome.first_time is None and outcome.state.entry_id not in had_row
+                )
+                if outcome.profile and new and outcome.state.project is None:
                     first_profiles.append(outcome.state.entry_id)
             written += len(profiles) + len(servers)
             failed += sum(1 for e in batch_events if e.kind == SyncEventKind.FAILURE)
@@ -311,19 +392,39 @@ class SyncEngine:
         for event in recorded:
             self._log(event)
             self.bus.publish(event)
-        return SyncReport(0, 0, written, failed, len(gone), restored, recovered, pruned,
-                          tuple(starter), tuple(recorded), 0.0)
+        return SyncReport(
+            0,
+            0,
+            written,
+            failed,
+            len(gone),
+            restored,
+            recovered,
+            pruned,
+            tuple(starter),
+            tuple(recorded),
+            0.0,
+        )
 
     def _mark_gone(self, gone: list[FileState], at: float) -> list[SyncEvent]:
         assert self._states is not None
-        events = [self._event(SyncEventKind.DELETED, s, "the file was deleted; its row stays "
-                              "but no longer resolves (sync --prune deletes it)") for s in gone]
+        events = [
+            self._event(
+                SyncEventKind.DELETED,
+                s,
+                "the file was deleted; its row stays "
+                "but no longer resolves (sync --prune deletes it)",
+            )
+            for s in gone
+        ]
         missing = [s._replace(status=MISSING) for s in gone]
         with self.store.transaction() as conn:
             profile_rows.set_present(
-                conn, [(s.entry_id, s.project) for s in gone if s.entry_kind == PROFILE], False)
+                conn, [(s.entry_id, s.project) for s in gone if s.entry_kind == PROFILE], False
+            )
             server_rows.set_present(
-                conn, [(s.entry_id, s.project) for s in gone if s.entry_kind == SERVER], False)
+                conn, [(s.entry_id, s.project) for s in gone if s.entry_kind == SERVER], False
+            )
             sync_files.upsert_many(conn, missing, at=at)
             event_rows.record_many(conn, events, at=at)
         for state in missing:
@@ -338,8 +439,13 @@ class SyncEngine:
             removed_servers = server_rows.prune_missing(conn)
             sync_files.delete_many(conn, [s.path for s in missing])
             events = [
-                SyncEvent(kind=SyncEventKind.PRUNED.value, entry_kind=kind, entry_id=ident,
-                          project=project, message="deleted from the database by --prune")
+                SyncEvent(
+                    kind=SyncEventKind.PRUNED.value,
+                    entry_kind=kind,
+                    entry_id=ident,
+                    project=project,
+                    message="deleted from the database by --prune",
+                )
                 for kind, keys in ((PROFILE, removed_profiles), (SERVER, removed_servers))
                 for ident, project in keys
             ]
@@ -357,6 +463,12 @@ class SyncEngine:
             log.warning("sync failed for %s (%s) %s", event.path, event.message, where)
         else:
             log.info("%s: %s (%s)", event.kind, event.path or event.entry_id, event.message)
+
+
+def _system_profile_rows(conn: Connection, ids: list[str]) -> set[str]:
+    """Which of the system profile ``ids`` have a row (present or missing)."""
+    key = agent_profiles.c.key  # a system profile's key is its id
+    return {row[0] for row in conn.execute(select(key).where(key.in_(ids)))}
 
 
 def default_vault_db(vault: Path) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import os
+import stat
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -26,6 +27,8 @@ from agent_roster.vault.paths import AGENT_TYPES, MCP_SERVERS, PROJECTS, classif
 
 log = logging.getLogger(__name__)
 
+_RETRY_FIRST_S = 0.5
+_RETRY_MAX_S = 30.0
 _TEMP_SUFFIXES = (".swp", ".swx", ".swo", ".tmp", ".bak", ".part", ".crdownload", "~")
 
 
@@ -55,8 +58,10 @@ def _is_layout_folder(rel_path: str) -> bool:
             return True  # projects/ or projects/<pid> itself
     if not parts:
         return True
-    return parts[0] in (AGENT_TYPES, MCP_SERVERS) and len(parts) <= 2 and not (
-        parts[-1].endswith(".md")
+    return (
+        parts[0] in (AGENT_TYPES, MCP_SERVERS)
+        and len(parts) <= 2
+        and not (parts[-1].endswith(".md"))
     )
 
 
@@ -86,8 +91,10 @@ def classify_changes(root: Path, paths: Iterable[str]) -> ChangeBatch | None:
 class VaultWatcher:
     """Runs until ``stop`` is set, calling ``on_batch`` once per settled batch.
 
-    ``on_ready`` is called each time a watch is (re-)established, which tests and the
-    daemon use to know that no event can be missed from that point on."""
+    Each time a watch is (re-)established (at start, and after the vault folder came back)
+    ``on_batch`` first gets a full rescan, then ``on_ready`` is called, which tests and the
+    daemon use to know that everything on disk so far is synced and no later event can be
+    missed."""
 
     def __init__(
         self,
@@ -107,25 +114,36 @@ class VaultWatcher:
         self.reappear_poll_s = reappear_poll_s
         self.batches = 0
         self.failures = 0
+        # After a failed sync its paths are lost from the batch, so the next delivery is a
+        # full rescan: with the next change, or on its own after a growing delay.
+        self._retry_at: float | None = None
+        self._retry_delay = _RETRY_FIRST_S
 
     def run(self) -> None:
-        first = True
         while not self.stop.is_set():
             if not self.root.is_dir():
                 log.warning("vault %s is gone; waiting for it to come back", self.root)
                 while not self.root.is_dir():
                     if self.stop.wait(self.reappear_poll_s):
                         return
-                first = False
-            if not first:
-                # Whatever happened while we were not watching is only found by a rescan.
-                self._deliver(ChangeBatch(frozenset(), True))
-            first = False
             self._watch_until_gone()
 
+    def _root_id(self) -> tuple[int, int] | None:
+        try:
+            st = os.stat(self.root)
+        except OSError:
+            return None
+        return (st.st_dev, st.st_ino) if stat.S_ISDIR(st.st_mode) else None
+
     def _watch_until_gone(self) -> None:
-        if self.on_ready is not None:
-            self.on_ready()
+        live = False
+        # inotify watches the folder, not the path: a vault deleted and created again is a
+        # new folder that this watch no longer sees. Its deletion event says so; comparing
+        # identities catches the rest (the inode number alone may be reused at once).
+        root_id = self._root_id()
+        root = str(self.root)
+        if root_id is None:
+            return
         try:
             for changes in watchfiles.watch(
                 self.root,
@@ -137,11 +155,27 @@ class VaultWatcher:
                 raise_interrupt=False,
                 ignore_permission_denied=True,
             ):
-                if not self.root.is_dir():
+                if self._root_id() != root_id or any(
+                    path == root and change is not watchfiles.Change.modified
+                    for change, path in changes
+                ):
                     return
-                if not changes:
+                if not live:
+                    # watchfiles creates its inotify watches when the generator first runs,
+                    # so only its first yield proves the watch is live. From here on no
+                    # change is missed; a full rescan catches whatever happened before
+                    # (including during a start or while the vault was gone), and only
+                    # then is the watcher ready.
+                    live = True
+                    self._deliver(ChangeBatch(frozenset(), True))
+                    if self.on_ready is not None:
+                        self.on_ready()
                     continue
-                batch = classify_changes(self.root, (path for _, path in changes))
+                batch = classify_changes(self.root, (p for _, p in changes)) if changes else None
+                if self._retry_at is not None and (
+                    batch is not None or time.monotonic() >= self._retry_at
+                ):
+                    batch = ChangeBatch(frozenset(), True)
                 if batch is not None:
                     self._deliver(batch)
         except FileNotFoundError:
@@ -153,8 +187,20 @@ class VaultWatcher:
             self.on_batch(batch)
         except Exception:  # a failing sync must not stop the watcher
             self.failures += 1
-            log.exception("sync of %d changed paths failed; still watching", len(batch.paths))
+            log.exception(
+                "sync of %d changed paths failed; still watching, full rescan in "
+                "%.1f s or with the next change",
+                len(batch.paths),
+                self._retry_delay,
+            )
+            self._retry_at = time.monotonic() + self._retry_delay
+            self._retry_delay = min(self._retry_delay * 2, _RETRY_MAX_S)
         else:
             self.batches += 1
-            log.debug("synced %d paths in %.1f ms", len(batch.paths),
-                      (time.perf_counter() - started) * 1000)
+            self._retry_at = None
+            self._retry_delay = _RETRY_FIRST_S
+            log.debug(
+                "synced %d paths in %.1f ms",
+                len(batch.paths),
+                (time.perf_counter() - started) * 1000,
+            )

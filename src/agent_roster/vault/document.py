@@ -64,9 +64,7 @@ class Reporter:
         self.out = out
 
     def add(self, code: str, message: str, line: int = 1, column: int = 1, hint: str = "") -> None:
-        self.out.append(
-            dx.make(code, message, path=self.path, line=line, column=column, hint=hint)
-        )
+        self.out.append(dx.make(code, message, path=self.path, line=line, column=column, hint=hint))
 
     def at(
         self,

@@ -17,6 +17,7 @@ from yaml.nodes import MappingNode, Node
 
 from agent_roster import diagnostics as dx
 from agent_roster.diagnostics import Diagnostic
+from agent_roster.vault.fastyaml import load_flat
 
 _BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -103,8 +104,18 @@ def _str(loader: yaml.SafeLoader, node: Node) -> str:
 
 
 # YAML 1.1 extras that JSON output cannot carry (bytes, sets, ordered pairs) are unknown tags.
-for _tag in ("bool", "int", "float", "timestamp", "merge", "value", "binary", "set", "omap",
-             "pairs"):
+for _tag in (
+    "bool",
+    "int",
+    "float",
+    "timestamp",
+    "merge",
+    "value",
+    "binary",
+    "set",
+    "omap",
+    "pairs",
+):
     _CoreSchemaLoader.yaml_constructors.pop(f"tag:yaml.org,2002:{_tag}", None)
 _CoreSchemaLoader.add_constructor("tag:yaml.org,2002:bool", _bool)
 _CoreSchemaLoader.add_constructor("tag:yaml.org,2002:int", _int)
@@ -226,6 +237,21 @@ def _check_aliases(node: Node) -> None:
 def _load_mapping(
     yaml_text: str, first_line: int, path: str, out: list[Diagnostic]
 ) -> tuple[dict[str, Any], dict[str, Mark], dict[str, Mark]]:
+    fast = load_flat(yaml_text, first_line)
+    if fast is not None:
+        data, key_marks, value_marks = fast
+        return (
+            data,
+            {k: Mark(*v) for k, v in key_marks.items()},
+            {k: Mark(*v) for k, v in value_marks.items()},
+        )
+    return _load_full(yaml_text, first_line, path, out)
+
+
+def _load_full(
+    yaml_text: str, first_line: int, path: str, out: list[Diagnostic]
+) -> tuple[dict[str, Any], dict[str, Mark], dict[str, Mark]]:
+    """The full YAML 1.2 reading through libyaml, for frontmatter the fast path declines."""
     loader = _CoreSchemaLoader(yaml_text)
     try:
         _check_depth(yaml_text)
@@ -311,9 +337,7 @@ def _load_mapping(
             )
             continue
         key = key_node.value
-        key_marks[key] = Mark(
-            first_line + key_node.start_mark.line, 1 + key_node.start_mark.column
-        )
+        key_marks[key] = Mark(first_line + key_node.start_mark.line, 1 + key_node.start_mark.column)
         value_marks[key] = Mark(
             first_line + value_node.start_mark.line, 1 + value_node.start_mark.column
         )

@@ -17,6 +17,7 @@ from typing import NamedTuple
 from agent_roster import diagnostics as dx
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.known_tools import DEFAULT_EMBEDDED_SERVER, KnownTools
+from agent_roster.perf import paused_gc
 from agent_roster.vault.jsonblock import JsonBlock
 from agent_roster.vault.mcp_parser import ParsedServer, parse_mcp_server
 from agent_roster.vault.paths import (
@@ -44,8 +45,12 @@ class VaultSnapshot(NamedTuple):
 
     @property
     def files(self) -> int:
-        return len(self.profiles) + len(self.servers) + sum(
-            1 for d in self.diagnostics if d.code in ("file-unreadable", "path-outside-vault")
+        return (
+            len(self.profiles)
+            + len(self.servers)
+            + sum(
+                1 for d in self.diagnostics if d.code in ("file-unreadable", "path-outside-vault")
+            )
         )
 
     def all_diagnostics(self) -> list[Diagnostic]:
@@ -62,15 +67,26 @@ def read_bytes(scanned: ScannedFile, out: list[Diagnostic]) -> bytes | None:
     """Read one listed file, refusing ones whose symlinks leave the vault."""
     rel = scanned.entry.rel_path
     if scanned.escapes:
-        out.append(dx.make("path-outside-vault", f"{rel} is a symlink that leads outside the "
-                           "vault; it was not read", path=rel,
-                           hint="copy the file into the vault instead of linking to it"))
+        out.append(
+            dx.make(
+                "path-outside-vault",
+                f"{rel} is a symlink that leads outside the vault; it was not read",
+                path=rel,
+                hint="copy the file into the vault instead of linking to it",
+            )
+        )
         return None
     try:
         return scanned.path.read_bytes()
     except OSError as exc:
-        out.append(dx.make("file-unreadable", f"cannot read {rel}: {exc.strerror}", path=rel,
-                           hint="check the file's permissions"))
+        out.append(
+            dx.make(
+                "file-unreadable",
+                f"cannot read {rel}: {exc.strerror}",
+                path=rel,
+                hint="check the file's permissions",
+            )
+        )
         return None
 
 
@@ -83,12 +99,19 @@ def load_vault(
     root: str | os.PathLike[str], *, embedded: str = DEFAULT_EMBEDDED_SERVER
 ) -> VaultSnapshot:
     """Read and validate every profile and MCP server file under ``root``."""
-    layout = VaultLayout(root)
+    with paused_gc():
+        return _load(VaultLayout(root), embedded)
+
+
+def _load(layout: VaultLayout, embedded: str) -> VaultSnapshot:
     extra: list[Diagnostic] = []
-    scanned = list(layout.iter_entries())
     servers: dict[Key, ParsedServer] = {}
-    profile_files: list[tuple[ScannedFile, bytes]] = []
-    for item in scanned:
+    profiles: dict[Key, ParsedProfile] = {}
+    known_by_scope: dict[str | None, KnownTools] = {}
+    # iter_entries lists each scope's servers before its profiles, and the system scope
+    # before any project, so the registry a profile is checked against is complete when the
+    # profile is parsed, and no file's bytes need to be kept around.
+    for item in layout.iter_entries():
         raw = read_bytes(item, extra)
         if raw is None:
             continue
@@ -97,25 +120,17 @@ def load_vault(
             servers[(entry.project, entry.id)] = parse_mcp_server(
                 raw, path=entry.rel_path, expected_name=entry.id, project=entry.project
             )
-        else:
-            profile_files.append((item, raw))
-
-    known_by_scope: dict[str | None, KnownTools] = {}
-
-    def known_for(project: str | None) -> KnownTools:
-        if project not in known_by_scope:
-            known_by_scope[project] = KnownTools(server_names(servers, project), embedded=embedded)
-        return known_by_scope[project]
-
-    profiles: dict[Key, ParsedProfile] = {}
-    for item, raw in profile_files:
-        entry = item.entry
+            continue
+        known = known_by_scope.get(entry.project)
+        if known is None:
+            known = KnownTools(server_names(servers, entry.project), embedded=embedded)
+            known_by_scope[entry.project] = known
         profiles[(entry.project, entry.id)] = parse_profile(
             raw,
             path=entry.rel_path,
             expected_id=entry.id,
             project=entry.project,
-            known_tools=known_for(entry.project),
+            known_tools=known,
         )
     _cross_check(profiles, servers, embedded, extra)
     return VaultSnapshot(layout, profiles, servers, tuple(extra))
@@ -128,31 +143,39 @@ def _cross_check(
     out: list[Diagnostic],
 ) -> None:
     system_ids = {ident for (project, ident) in profiles if project is None}
+    visible_by_scope: dict[str | None, set[str]] = {}
     for (project, _ident), parsed in profiles.items():
         profile = parsed.profile
         if profile is None or parsed.document is None:
             continue
-        visible = server_names(servers, project) | {embedded}
+        visible = visible_by_scope.get(project)
+        if visible is None:
+            visible = server_names(servers, project) | {embedded}
+            visible_by_scope[project] = visible
         for name in profile.mcp_servers:
             if name not in visible:
                 where = "this project's or the system " if project else ""
                 line, column = _mcp_name_position(parsed, name)
-                out.append(dx.make(
-                    "mcp-server-unknown",
-                    f"MCP server {name!r} is not in {where}registry",
-                    path=profile.source,
-                    line=line,
-                    column=column,
-                    hint=f"add mcp-servers/{name}.md, or remove the name",
-                ))
+                out.append(
+                    dx.make(
+                        "mcp-server-unknown",
+                        f"MCP server {name!r} is not in {where}registry",
+                        path=profile.source,
+                        line=line,
+                        column=column,
+                        hint=f"add mcp-servers/{name}.md, or remove the name",
+                    )
+                )
         if profile.extends is not None and profile.extends not in system_ids:
-            out.append(dx.make(
-                "field-value",
-                f"'extends' names {profile.extends!r}, which is not a profile in this vault",
-                path=profile.source,
-                line=_frontmatter_line(parsed, "extends"),
-                hint="name an existing agent-types/<id>",
-            ))
+            out.append(
+                dx.make(
+                    "field-value",
+                    f"'extends' names {profile.extends!r}, which is not a profile in this vault",
+                    path=profile.source,
+                    line=_frontmatter_line(parsed, "extends"),
+                    hint="name an existing agent-types/<id>",
+                )
+            )
     _check_cycles(profiles, out)
 
 
@@ -178,13 +201,15 @@ def _check_cycles(profiles: dict[Key, ParsedProfile], out: list[Diagnostic]) -> 
             reported.update(cycle)
             current = cycle[0]
             parsed = profiles[(None, current)]
-            out.append(dx.make(
-                "field-value",
-                "'extends' forms a cycle: " + " → ".join(cycle),
-                path=parsed.profile.source if parsed.profile else current,
-                line=_frontmatter_line(parsed, "extends"),
-                hint="one profile in the cycle must not extend another",
-            ))
+            out.append(
+                dx.make(
+                    "field-value",
+                    "'extends' forms a cycle: " + " → ".join(cycle),
+                    path=parsed.profile.source if parsed.profile else current,
+                    line=_frontmatter_line(parsed, "extends"),
+                    hint="one profile in the cycle must not extend another",
+                )
+            )
 
 
 def _mcp_name_position(parsed: ParsedProfile, name: str) -> tuple[int, int]:
@@ -238,6 +263,8 @@ def locate_vault(file: Path) -> tuple[Path, str] | None:
 
 
 def _looks_like_vault(root: Path) -> bool:
-    return (root / AGENT_TYPES).is_dir() or (root / MCP_SERVERS).is_dir() or (
-        root / CONFIG_FILE
-    ).is_file()
+    return (
+        (root / AGENT_TYPES).is_dir()
+        or (root / MCP_SERVERS).is_dir()
+        or (root / CONFIG_FILE).is_file()
+    )

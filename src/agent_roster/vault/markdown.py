@@ -12,11 +12,6 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-_INTERESTING = re.compile(
-    r"^(?P<indent> {0,3})(?:(?P<fence>`{3,}|~{3,})(?P<info>[^\n]*)"
-    r"|##(?:[ \t]+(?P<title>[^\n]*?))?[ \t]*)$",
-    re.M,
-)
 _CLOSING_HASHES = re.compile(r"[ \t]+#+$|^#+$")
 
 
@@ -50,10 +45,11 @@ class Section(NamedTuple):
     body_end: int
     body_line: int
     fences: tuple[Fence, ...]
+    key: str  # the heading with whitespace folded and case removed, for matching
 
-    @property
-    def key(self) -> str:
-        return " ".join(self.heading.split()).casefold()
+
+def section_key(heading: str) -> str:
+    return " ".join(heading.split()).casefold()
 
 
 class Structure(NamedTuple):
@@ -64,51 +60,77 @@ class Structure(NamedTuple):
     unclosed: Fence | None
 
 
+# Every line that can open or close a fence or start a section begins, after at most three
+# spaces, with one of these characters; only those lines are examined. (A pattern that
+# starts with a literal newline lets the regex engine skip ahead quickly; a ``^`` in
+# MULTILINE mode would be tried at every position.)
+_CANDIDATE = re.compile(r"\n {0,3}[`~#]")
+
+
+def _candidate_lines(text: str, offset: int) -> list[int]:
+    """Start offsets of the lines at or after ``offset`` (a line start) worth examining."""
+    starts = [m.start() + 1 for m in _CANDIDATE.finditer(text, max(offset - 1, 0))]
+    if offset == 0 and text[:4].lstrip(" ")[:1] in ("#", "`", "~"):
+        starts.insert(0, 0)
+    elif starts and starts[0] < offset:
+        del starts[0]  # offset - 1 was not a newline: that match began before the region
+    return starts
+
+
 def scan(text: str, offset: int = 0, first_line: int = 1) -> Structure:
-    """Scan ``text[offset:]`` (whose first line is file line ``first_line``)."""
+    """Scan ``text[offset:]`` (whose first line is file line ``first_line``).
+
+    This runs once per profile on the hot path, so it is written for speed: ``str.find``
+    locates candidate lines and plain string methods classify them."""
     sections: list[Section] = []
     fences: list[Fence] = []
+    # The open section: heading, line, column, start, body start, body line.
     current: tuple[str, int, int, int, int, int] | None = None
     preamble_end = len(text)
     line = first_line
     last = offset
+    # The open fence: char, length, start, info, line, column, lang.
     open_fence: tuple[str, int, int, str, int, int, str] | None = None
     unclosed: Fence | None = None
+    count = text.count
+    find = text.find
+    size = len(text)
 
-    def close_section(end: int) -> None:
-        nonlocal current, fences
-        if current is None:
-            return
-        heading, h_line, h_col, start, body_start, body_line = current
-        sections.append(
-            Section(heading, h_line, h_col, start, body_start, end, body_line, tuple(fences))
-        )
-        fences = []
-
-    for match in _INTERESTING.finditer(text, offset):
-        pos = match.start()
-        line += text.count("\n", last, pos)
+    for pos in _candidate_lines(text, offset):
+        eol = find("\n", pos)
+        if eol == -1:
+            eol = size
+        raw = text[pos:eol]
+        stripped = raw.lstrip(" ")
+        indent = len(raw) - len(stripped)
+        char = stripped[0]
+        if char == "#":
+            if open_fence is not None or not stripped.startswith("##"):
+                continue
+            rest = stripped[2:]
+            if rest and rest[0] not in " \t":
+                continue  # "###" or "##x": not a level-2 heading
+            marker = 0
+        else:
+            marker = len(stripped) - len(stripped.lstrip(char))
+            if marker < 3:
+                continue
+            rest = stripped[marker:]
+        line += count("\n", last, pos)
         last = pos
-        marker = match.group("fence")
         if open_fence is not None:
-            char, length, start, info, f_line, f_col, lang = open_fence
-            if (
-                marker is not None
-                and marker[0] == char
-                and len(marker) >= length
-                and not match.group("info").strip()
-            ):
-                content_start = text.find("\n", start) + 1
+            if char == open_fence[0] and marker >= open_fence[1] and not rest.strip():
+                _, _, start, f_info, f_line, f_col, lang = open_fence
                 fences.append(
                     Fence(
                         f_line,
                         f_col,
                         lang,
-                        info,
+                        f_info,
                         start,
-                        content_start,
+                        find("\n", start) + 1,
                         pos,
-                        match.end(),
+                        eol,
                         f_line + 1,
                         line,
                         True,
@@ -116,37 +138,77 @@ def scan(text: str, offset: int = 0, first_line: int = 1) -> Structure:
                 )
                 open_fence = None
             continue
-        if marker is not None:
-            info = match.group("info")
-            if marker[0] == "`" and "`" in info:
+        if marker:
+            if char == "`" and "`" in rest:
                 continue  # inline code such as ```json {...}```, not a fence
-            info = info.strip()
+            info = rest.strip()
             lang = info.split(maxsplit=1)[0].casefold() if info else ""
-            column = len(match.group("indent")) + 1
-            open_fence = (marker[0], len(marker), pos, info, line, column, lang)
+            open_fence = (char, marker, pos, info, line, indent + 1, lang)
             continue
-        # A level-2 heading.
+        # A level-2 heading closes the open section (or the preamble).
         if current is None:
             preamble_end = pos
-        close_section(pos)
-        title = _CLOSING_HASHES.sub("", (match.group("title") or "").strip()).strip()
-        title_col = match.start("title") - pos + 1 if match.group("title") else 3
-        body_start = min(match.end() + 1, len(text))
-        current = (title, line, title_col, pos, body_start, line + 1)
+            fences = []  # fences in the preamble belong to no section
+        else:
+            heading, h_line, h_col, h_start, body_start, body_line = current
+            sections.append(
+                Section(
+                    heading,
+                    h_line,
+                    h_col,
+                    h_start,
+                    body_start,
+                    pos,
+                    body_line,
+                    tuple(fences),
+                    section_key(heading),
+                )
+            )
+            fences = []
+        title = rest.strip(" \t")
+        if title:
+            title_col = indent + 3 + (len(rest) - len(rest.lstrip(" \t")))
+            if title.endswith("#"):
+                title = _CLOSING_HASHES.sub("", title).strip()
+        else:
+            title_col = indent + 3
+        current = (title, line, title_col, pos, min(eol + 1, size), line + 1)
 
     if open_fence is not None:
-        char, length, start, info, f_line, f_col, lang = open_fence
-        content_start = text.find("\n", start) + 1 or len(text)
-        end_line = line + text.count("\n", last)
+        _, _, start, f_info, f_line, f_col, lang = open_fence
+        content_start = find("\n", start) + 1 or size
+        end_line = line + count("\n", last)
         unclosed = Fence(
-            f_line, f_col, lang, info, start, content_start, len(text), len(text),
-            f_line + 1, end_line, False,
+            f_line,
+            f_col,
+            lang,
+            f_info,
+            start,
+            content_start,
+            size,
+            size,
+            f_line + 1,
+            end_line,
+            False,
         )
         fences.append(unclosed)
     if current is None:
-        preamble_end = len(text)
-        fences = []
-    close_section(len(text))
+        preamble_end = size
+    else:
+        heading, h_line, h_col, h_start, body_start, body_line = current
+        sections.append(
+            Section(
+                heading,
+                h_line,
+                h_col,
+                h_start,
+                body_start,
+                size,
+                body_line,
+                tuple(fences),
+                section_key(heading),
+            )
+        )
     return Structure(preamble_end, tuple(sections), unclosed)
 
 

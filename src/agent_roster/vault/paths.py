@@ -17,6 +17,8 @@ path segment goes through :func:`check_segment` first, so no input can point out
 from __future__ import annotations
 
 import os
+import re
+import stat
 from collections.abc import Iterator
 from enum import StrEnum
 from pathlib import Path, PurePosixPath
@@ -49,8 +51,20 @@ class VaultEntry(NamedTuple):
     rel_path: str
 
 
+# The common case, answered by one regex: no separators, colons, controls, leading dot,
+# "..", or whitespace at either end, and not too long.
+_SAFE_SEGMENT = re.compile(
+    r"(?!\.)(?!.*\.\.)(?![\s])[^/\\:\x00-\x1f\x7f-\x9f]{0,"
+    + str(MAX_SEGMENT - 1)
+    + r"}[^/\\:\x00-\x1f\x7f-\x9f\s]\Z",
+    re.S,
+)
+
+
 def segment_problem(value: object) -> str | None:
     """Why ``value`` is not a single safe path segment, or ``None`` when it is."""
+    if isinstance(value, str) and _SAFE_SEGMENT.match(value):
+        return None
     if not isinstance(value, str):
         return f"must be a string, got {type(value).__name__}"
     if not value:
@@ -188,25 +202,32 @@ class _Scanner:
         return not (real == self.real_root or real.startswith(self.real_root + os.sep))
 
     def scope(self, base: Path, project: str | None, escapes: bool) -> Iterator[ScannedFile]:
+        """A scope's MCP servers, then its profiles: the registry a profile is checked
+        against is complete before the profile is read."""
         prefix = f"{PROJECTS}/{project}/" if project else ""
-        agent_types = base / AGENT_TYPES
-        for ident, dir_escapes in self.subdirs(agent_types, escapes):
-            path = agent_types / ident / PROFILE_FILE
-            try:
-                is_link = path.is_symlink()
-                if not (is_link or path.is_file()):
-                    continue
-            except OSError:
-                continue
-            file_escapes = dir_escapes or (is_link and self._escapes(os.fspath(path)))
-            rel = f"{prefix}{AGENT_TYPES}/{ident}/{PROFILE_FILE}"
-            entry = VaultEntry(EntryKind.PROFILE, ident, project, rel)
-            yield ScannedFile(entry, path, file_escapes)
         servers = base / MCP_SERVERS
         for name, file_escapes in self.files(servers, ".md", escapes):
             rel = f"{prefix}{MCP_SERVERS}/{name}"
             entry = VaultEntry(EntryKind.MCP_SERVER, name[:-3], project, rel)
             yield ScannedFile(entry, servers / name, file_escapes)
+        agent_types = base / AGENT_TYPES
+        folder = os.fspath(agent_types)
+        for ident, dir_escapes in self.subdirs(agent_types, escapes):
+            path = f"{folder}{os.sep}{ident}{os.sep}{PROFILE_FILE}"
+            try:
+                mode = os.lstat(path).st_mode
+            except OSError:
+                continue
+            is_link = stat.S_ISLNK(mode)
+            if is_link:
+                if not os.path.isfile(path):
+                    continue
+            elif not stat.S_ISREG(mode):
+                continue
+            file_escapes = dir_escapes or (is_link and self._escapes(path))
+            rel = f"{prefix}{AGENT_TYPES}/{ident}/{PROFILE_FILE}"
+            entry = VaultEntry(EntryKind.PROFILE, ident, project, rel)
+            yield ScannedFile(entry, Path(path), file_escapes)
 
     def subdirs(self, folder: Path, escapes: bool) -> list[tuple[str, bool]]:
         found = []

@@ -31,8 +31,10 @@ def to_json(value: Any, indent: str = "") -> str:
             return flat
     if isinstance(value, dict) and value:
         inner = indent + "  "
-        items = [f"{inner}{json.dumps(k, ensure_ascii=False)}: {to_json(v, inner)}"
-                 for k, v in value.items()]
+        items = [
+            f"{inner}{json.dumps(k, ensure_ascii=False)}: {to_json(v, inner)}"
+            for k, v in value.items()
+        ]
         return "{\n" + ",\n".join(items) + f"\n{indent}}}"
     if isinstance(value, list) and value:
         inner = indent + "  "
@@ -105,15 +107,25 @@ def render_profile(profile: AgentProfile) -> str:
     if config:
         parts.append(_block("Config", config))
     if profile.allowed_tools or profile.denied_tools:
-        parts.append(_block("Tools", {"allowed": list(profile.allowed_tools),
-                                      "denied": list(profile.denied_tools)}))
+        parts.append(
+            _block(
+                "Tools",
+                {"allowed": list(profile.allowed_tools), "denied": list(profile.denied_tools)},
+            )
+        )
     if profile.mcp_servers:
         parts.append(_block("MCP Servers", list(profile.mcp_servers)))
     parts.extend(_prose(s) for s in trailing)
     if not profile.install.is_empty:
-        install = {k: list(v) for k, v in (("npm", profile.install.npm),
-                                           ("pip", profile.install.pip),
-                                           ("commands", profile.install.commands)) if v}
+        install = {
+            k: list(v)
+            for k, v in (
+                ("npm", profile.install.npm),
+                ("pip", profile.install.pip),
+                ("commands", profile.install.commands),
+            )
+            if v
+        }
         parts.append(_block("Install", install))
     return "\n".join(parts)
 

@@ -8,6 +8,7 @@ survives a crash.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from pathlib import Path
@@ -30,10 +31,8 @@ def atomic_write(path: str | os.PathLike[str], content: str | bytes, *, mode: in
         os.chmod(tmp_name, mode)
         os.replace(tmp_name, target)
     except BaseException:
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp_name)
-        except FileNotFoundError:
-            pass
         raise
     _fsync_dir(target.parent)
 
@@ -52,7 +51,10 @@ def _fsync_dir(folder: Path) -> None:
 
 
 def write_in_vault(
-    layout: VaultLayout, path: str | os.PathLike[str], content: str | bytes, *,
+    layout: VaultLayout,
+    path: str | os.PathLike[str],
+    content: str | bytes,
+    *,
     overwrite: bool = False,
 ) -> bool:
     """Write a file that must lie inside the vault (symlinks followed); returns False when
