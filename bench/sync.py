@@ -1281,6 +1281,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--edits and --single-syncs must be at least 1")
     if args.baseline_edits < 0 or args.baseline_files < 0:
         parser.error("--baseline-edits and --baseline-files must not be negative")
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        # Started in the background by a non-interactive shell, which ignores SIGINT; children
+        # would inherit that, and the watch phase stops roster watch with SIGINT (Ctrl-C).
+        # A handled signal is reset to the default across exec, an ignored one is not.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     return run(args)
 
 

@@ -52,11 +52,12 @@ def cli(ctx: click.Context, vault: str | None, db: str | None) -> None:
 
 def _register() -> None:
     # Imported here, not at module top, so `import agent_roster.cli` stays cheap.
-    from agent_roster.cli import profile_commands, sync_commands
+    from agent_roster.cli import profile_commands, resolve_commands, sync_commands
 
     if "validate" not in cli.commands:
         profile_commands.register(cli)
         sync_commands.register(cli)
+        resolve_commands.register(cli)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

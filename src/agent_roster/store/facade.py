@@ -127,6 +127,16 @@ class Store:
         with self._read() as conn:
             return profiles.list_(conn, project, include_missing=include_missing)
 
+    def all_profiles(self) -> list[AgentProfile]:
+        """Every present profile of every scope, unordered (for building indexes)."""
+        with self._read() as conn:
+            return profiles.list_all(conn)
+
+    def all_mcp_servers(self) -> list[McpServer]:
+        """Every present MCP server of every scope, unordered."""
+        with self._read() as conn:
+            return mcp.list_all(conn)
+
     def update_profile(
         self, profile_id: str, /, *, project: str | None = None, **fields: Any
     ) -> AgentProfile:

@@ -113,6 +113,11 @@ def list_(
     return [row_to_server(row._mapping) for row in conn.execute(query)]
 
 
+def list_all(conn: Connection) -> list[McpServer]:
+    """Every present entry of every scope."""
+    return [row_to_server(row._mapping) for row in conn.execute(select(t).where(t.c.present))]
+
+
 def set_present(conn: Connection, keys: Iterable[tuple[str, str | None]], present: bool) -> int:
     """Mark the entries named by ``(name, project)`` present or missing; returns how many
     rows changed."""

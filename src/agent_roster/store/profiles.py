@@ -87,6 +87,12 @@ def list_(
     return [row_to_profile(row._mapping) for row in conn.execute(query)]
 
 
+def list_all(conn: Connection) -> list[AgentProfile]:
+    """Every present profile of every scope (what the resolution index is built from)."""
+    query = select(t).where(t.c.present)
+    return [row_to_profile(row._mapping) for row in conn.execute(query)]
+
+
 def update_fields(
     conn: Connection, profile_id: str, project: str | None, fields: Mapping[str, Any], at: float
 ) -> AgentProfile:

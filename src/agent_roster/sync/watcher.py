@@ -152,7 +152,10 @@ class VaultWatcher:
                 stop_event=self.stop,
                 yield_on_timeout=True,
                 rust_timeout=200,
-                raise_interrupt=False,
+                # Ctrl-C must end the watch: with raise_interrupt=False watchfiles swallows it
+                # and returns, and run() would simply watch again. (Only the main thread
+                # sees signals, so a watcher in a background thread is unaffected.)
+                raise_interrupt=True,
                 ignore_permission_denied=True,
             ):
                 if self._root_id() != root_id or any(

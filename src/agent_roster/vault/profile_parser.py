@@ -468,3 +468,7 @@ def _structured(
         if manifest is not None:
             fields["install"] = manifest
             fields_set.add("install")
+            # Which lists the file sets, so an override replaces only those (issue 4).
+            fields_set.update(
+                f"install.{key}" for key in block.value if key in profile_blocks.INSTALL_KEYS
+            )

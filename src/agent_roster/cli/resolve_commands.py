@@ -1,0 +1,100 @@
+"""CLI adapters for resolve and run."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from agent_roster.cli import output
+from agent_roster.cli.app import EXIT_OK, Settings, pass_settings
+
+
+def _resolved(
+    settings: Settings, task: str | None, profile: str | None, project: str | None
+) -> object:
+    from agent_roster.commands.resolve import build_index, resolve_launch
+    from agent_roster.commands.sync import open_store
+
+    with open_store(settings.vault, settings.db) as store:
+        index = build_index(store, settings.vault)
+    return resolve_launch(index, settings.vault, task=task, profile=profile, project=project)
+
+
+@click.command()
+@click.option("--task", metavar="ID", help="Resolve the profile for this task (the cascade).")
+@click.option("--profile", metavar="ID", help="Resolve this profile.")
+@click.option("--project", metavar="PID", help="With --profile: apply this project's override.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@pass_settings
+def resolve(
+    settings: Settings, task: str | None, profile: str | None, project: str | None, as_json: bool
+) -> int:
+    """The effective profile (with where every field comes from) and its launch spec."""
+    from agent_roster.commands.resolve import Resolved
+
+    resolved = _resolved(settings, task, profile, project)
+    assert isinstance(resolved, Resolved)
+    if as_json:
+        output.emit_json(resolved.to_dict())
+        return EXIT_OK
+    r = resolved.resolution
+    click.echo(f"level      {r.level}")
+    click.echo(
+        f"profile    {r.profile_id or '(system default)'}"
+        + (f" in project {r.project}" if r.project else "")
+    )
+    for warning in r.warnings:
+        click.echo(f"warning    {warning}", err=True)
+    click.echo("")
+    width = max((len(k) for k in r.origins), default=0)
+    for field, origin in sorted(r.origins.items()):
+        click.echo(f"  {field.ljust(width)}  {origin.path} ({origin.section})")
+    click.echo("")
+    spec = resolved.launch
+    click.echo(f"runtime    {spec.runtime}")
+    if spec.argv:
+        click.echo("argv       " + " ".join(_quote(a) for a in spec.command("<prompt>")))
+    if spec.tools:
+        click.echo("tools      " + ", ".join(spec.tools))
+    for path in spec.files:
+        click.echo(f"file       {path}")
+    for note in spec.notes:
+        click.echo(f"note       {note}")
+    return EXIT_OK
+
+
+def _quote(arg: str) -> str:
+    import shlex
+
+    text = shlex.quote(arg)
+    return text if len(text) <= 80 else text[:77] + "...'"
+
+
+@click.command(context_settings={"ignore_unknown_options": True})
+@click.option("--task", metavar="ID", help="Run with the profile resolved for this task.")
+@click.option("--profile", metavar="ID", help="Run with this profile.")
+@click.option("--project", metavar="PID", help="With --profile: apply this project's override.")
+@click.argument("prompt", nargs=-1, required=True)
+@pass_settings
+def run(
+    settings: Settings,
+    task: str | None,
+    profile: str | None,
+    project: str | None,
+    prompt: tuple[str, ...],
+) -> int:
+    """Resolve, then execute the runtime's CLI with PROMPT (write it after --)."""
+    from agent_roster.commands.resolve import Resolved, run_launch
+
+    resolved = _resolved(settings, task, profile, project)
+    assert isinstance(resolved, Resolved)
+    for warning in resolved.resolution.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    sys.stdout.flush()
+    return run_launch(resolved, " ".join(prompt))
+
+
+def register(group: click.Group) -> None:
+    for command in (resolve, run):
+        group.add_command(command)

@@ -1,0 +1,98 @@
+"""``resolve`` and ``run``: the effective profile for a task or profile, and its launch."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from agent_roster.errors import UsageError
+from agent_roster.resolve.cascade import Resolution, resolve, resolve_task
+from agent_roster.resolve.config import load_config
+from agent_roster.resolve.index import ProfileIndex
+from agent_roster.resolve.launch import LaunchSpec, build
+from agent_roster.store import Store, default_db_path
+from agent_roster.sync.engine import SyncEngine
+from agent_roster.vault.writer import atomic_write
+
+#: How to install each runtime's CLI when it is missing.
+INSTALL_HINTS = {
+    "claude": "npm install -g @anthropic-ai/claude-code",
+    "acpx": "npm install -g acpx",
+}
+
+
+class Resolved(NamedTuple):
+    resolution: Resolution
+    launch: LaunchSpec
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.resolution.to_dict(), "launch": self.launch.to_dict()}
+
+
+def state_dir(vault: str | os.PathLike[str]) -> Path:
+    """Where generated launch files go: the ``.roster`` folder beside the vault."""
+    return default_db_path(vault).parent
+
+
+def build_index(store: Store, vault: str | os.PathLike[str]) -> ProfileIndex:
+    """Sync the vault, then load the index from the store (one query per table)."""
+    loaded = load_config(vault)
+    SyncEngine(store, vault, embedded=loaded.config.embedded.name).sync()
+    return ProfileIndex(
+        loaded.config,
+        store.all_profiles(),
+        store.all_mcp_servers(),
+        project_defaults={p.id: p.default_profile_id for p in store.list_projects()},
+        task_profiles={t.id: (t.project_id, t.profile_id) for t in store.list_tasks()},
+    )
+
+
+def resolve_launch(
+    index: ProfileIndex,
+    vault: str | os.PathLike[str],
+    *,
+    task: str | None = None,
+    profile: str | None = None,
+    project: str | None = None,
+) -> Resolved:
+    """Resolve a task (the cascade) or one profile, and build its launch spec."""
+    if (task is None) == (profile is None):
+        raise UsageError("give exactly one of --task and --profile")
+    if task is not None:
+        if project is not None:
+            raise UsageError("--project goes with --profile; a task has its own project")
+        resolution = resolve_task(index, task)
+    else:
+        resolution = resolve(index, project=project, profile=profile)
+    spec = build(
+        resolution,
+        embedded=index.embedded_server(),
+        inject=index.config.embedded.inject,
+        state_dir=state_dir(vault),
+    )
+    return Resolved(resolution, spec)
+
+
+def run_launch(resolved: Resolved, prompt: str, *, cwd: str | None = None) -> int:
+    """Write the launch files and run the runtime's CLI with ``prompt``; returns its exit
+    code. Raises UsageError, with the install command, when the CLI is not installed."""
+    spec = resolved.launch
+    argv = spec.command(prompt)
+    if not argv:
+        raise UsageError(
+            "the supervisor runtime runs in-process inside the roster daemon; "
+            "'roster run' can only launch claude_sdk and acpx profiles"
+        )
+    executable = shutil.which(argv[0])
+    if executable is None:
+        raise UsageError(
+            f"{argv[0]!r} is not installed (or not on PATH)",
+            hint=f"install it with: {INSTALL_HINTS.get(argv[0], argv[0])}",
+        )
+    for path, content in spec.files.items():
+        atomic_write(path, content, mode=0o600)
+    env = {**os.environ, **spec.env}
+    return subprocess.run([executable, *argv[1:]], env=env, cwd=cwd, check=False).returncode

@@ -1,0 +1,171 @@
+"""The in-memory index every resolution reads from.
+
+Seed 001 wants resolution to be "a pure dict lookup", and the system it comes from ran up to
+five queries per launch. The index holds system profiles, project overrides, the MCP
+registry, projects' default profiles and tasks' profile ids in dicts, and memoises each
+effective profile (the merged ``extends`` chain, the override, the defaults) the first time
+it is asked for. Sync calls :meth:`ProfileIndex.apply` with what changed; the memo is then
+dropped, since one file can feed many effective profiles through ``extends``.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterable
+from typing import NamedTuple
+
+from agent_roster.model.mcp import McpServer, Transport
+from agent_roster.model.profile import AgentProfile
+from agent_roster.resolve.config import RosterConfig
+from agent_roster.resolve.merge import Origins, origins_of, overlay, with_defaults
+
+log = logging.getLogger(__name__)
+
+
+class Effective(NamedTuple):
+    """A profile as it applies in one scope, with the origin of every field."""
+
+    profile: AgentProfile
+    origins: Origins
+    warnings: tuple[str, ...]
+    has_override: bool
+    has_system: bool
+
+
+class ProfileIndex:
+    """Dict lookups for resolution. Thread-safe for one writer and many readers."""
+
+    def __init__(
+        self,
+        config: RosterConfig,
+        profiles: Iterable[AgentProfile] = (),
+        servers: Iterable[McpServer] = (),
+        *,
+        project_defaults: dict[str, str | None] | None = None,
+        task_profiles: dict[str, tuple[str, str | None]] | None = None,
+    ) -> None:
+        self.config = config
+        self.system: dict[str, AgentProfile] = {}
+        self.overrides: dict[tuple[str, str], AgentProfile] = {}
+        self.servers: dict[tuple[str | None, str], McpServer] = {}
+        #: project id → default profile id
+        self.project_defaults: dict[str, str | None] = dict(project_defaults or {})
+        #: task id → (project id, profile id)
+        self.task_profiles: dict[str, tuple[str, str | None]] = dict(task_profiles or {})
+        self._memo: dict[tuple[str | None, str], Effective | None] = {}
+        self._lock = threading.Lock()
+        self.apply(profiles=profiles, servers=servers)
+
+    # -- keeping current ----------------------------------------------------------------------
+    def apply(
+        self,
+        *,
+        profiles: Iterable[AgentProfile] = (),
+        servers: Iterable[McpServer] = (),
+        removed_profiles: Iterable[tuple[str, str | None]] = (),
+        removed_servers: Iterable[tuple[str, str | None]] = (),
+    ) -> None:
+        """Add or replace profiles and servers, and drop removed ones (``(id, project)``)."""
+        with self._lock:
+            for profile in profiles:
+                if profile.project is None:
+                    self.system[profile.id] = profile
+                else:
+                    self.overrides[(profile.project, profile.id)] = profile
+            for ident, project in removed_profiles:
+                if project is None:
+                    self.system.pop(ident, None)
+                else:
+                    self.overrides.pop((project, ident), None)
+            for server in servers:
+                self.servers[(server.project, server.name)] = server
+            for name, project in removed_servers:
+                self.servers.pop((project, name), None)
+            self._memo = {}
+
+    # -- lookups --------------------------------------------------------------------------------
+    def exists(self, profile_id: str, project: str | None = None) -> bool:
+        return profile_id in self.system or (
+            project is not None and (project, profile_id) in self.overrides
+        )
+
+    def embedded_server(self) -> McpServer:
+        """The built-in registry entry for our own command server; never replaceable."""
+        embedded = self.config.embedded
+        return McpServer(
+            name=embedded.name,
+            transport=Transport.HTTP,
+            url=embedded.url,
+            description="Agent Roster's embedded command server",
+            builtin=True,
+        )
+
+    def server(self, name: str, project: str | None) -> McpServer | None:
+        """Project scope first, then system (seed 001); the embedded name is built in."""
+        if name == self.config.embedded.name:
+            return self.embedded_server()
+        if project is not None:
+            found = self.servers.get((project, name))
+            if found is not None:
+                return found
+        return self.servers.get((None, name))
+
+    def effective(self, profile_id: str, project: str | None = None) -> Effective | None:
+        """The profile ``profile_id`` as it applies in ``project`` (None: system scope)."""
+        key = (project, profile_id)
+        memo = self._memo
+        if key in memo:
+            return memo[key]
+        result = self._build(profile_id, project)
+        memo[key] = result
+        return result
+
+    def _build(self, profile_id: str, project: str | None) -> Effective | None:
+        warnings: list[str] = []
+        base = self._system_chain(profile_id, warnings)
+        override = self.overrides.get((project, profile_id)) if project else None
+        if base is None and override is None:
+            return None
+        if base is not None and override is not None:
+            profile, origins = overlay(base[0], base[1], override)
+        elif base is not None:
+            profile, origins = base
+        else:
+            assert override is not None
+            profile, origins = override, origins_of(override)
+        profile, origins = with_defaults(profile, origins, self.config.defaults)
+        return Effective(profile, origins, tuple(warnings), override is not None, base is not None)
+
+    def _system_chain(
+        self, profile_id: str, warnings: list[str]
+    ) -> tuple[AgentProfile, Origins] | None:
+        chain: list[AgentProfile] = []
+        current: str | None = profile_id
+        seen: set[str] = set()
+        while current is not None:
+            if current in seen:
+                warnings.append(
+                    "'extends' forms a cycle: "
+                    + " → ".join([p.id for p in chain] + [current])
+                    + "; the chain is cut there"
+                )
+                break
+            seen.add(current)
+            profile = self.system.get(current)
+            if profile is None:
+                if chain:
+                    warnings.append(
+                        f"profile {chain[-1].id!r} extends {current!r}, which does "
+                        "not exist; nothing is inherited from it"
+                    )
+                break
+            chain.append(profile)
+            current = profile.extends
+        if not chain:
+            return None
+        root = chain[-1]
+        merged, origins = root, origins_of(root)
+        for child in reversed(chain[:-1]):
+            merged, origins = overlay(merged, origins, child)
+        return merged, origins

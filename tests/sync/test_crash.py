@@ -1,0 +1,209 @@
+"""Crash test (issue 3, item 9): ``roster sync`` runs as a real process over a large edit and
+is killed with SIGKILL at random points, several times in a row. After every kill, each
+profile row must be wholly what it was before that run or wholly the new version (all
+columns compared), the file bookkeeping must agree with the row, and the next sync must
+converge: every row new, and a further sync writes nothing.
+
+Kill points come from a seeded ``random.Random``. Odd kills use a delay drawn uniformly
+within the run's expected duration (start-up, reading and parsing included); even kills wait
+until the run's first batch is committed (polling the database with a deadline) and then
+kill after a random fraction of a second, so some kills always land between batches."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import random
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from sqlalchemy import func, select, text
+
+from agent_roster.store import Store
+from agent_roster.store import tables as t
+from agent_roster.sync.engine import SyncEngine
+
+from .conftest import REPO, fresh_database
+from .helpers import rows, wait_for
+
+SEED = 20240325
+NEW_TOKENS = 77_777  # not among vaultgen's values
+REVISION = "Revision 2 of this role: keep answers short.\n"
+TIMES = ("created_at", "updated_at", "last_synced_at")
+
+
+def _vaultgen() -> ModuleType:
+    name = "_roster_bench_vaultgen"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, REPO / "bench" / "vaultgen.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module  # dataclasses look their module up while being built
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+@contextmanager
+def _database(backend: str, folder: Path) -> Iterator[str]:
+    yield from fresh_database(backend, folder)
+
+
+def _sync(vault: Path, url: str, *extra: str) -> subprocess.Popen[bytes]:
+    command = [sys.executable, "-m", "agent_roster", "--vault", str(vault), "--db", url, "sync"]
+    return subprocess.Popen([*command, *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def _sync_json(vault: Path, url: str) -> dict[str, Any]:
+    process = _sync(vault, url, "--json")
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 0, err.decode()
+    return json.loads(out)
+
+
+def _edit(vaultgen: ModuleType, manifest: Any) -> int:
+    """Change Config's max_tokens_per_task and the Role text of every system profile (one
+    write each, in place) and the budget of every project override."""
+    tokens = re.compile(r'("max_tokens_per_task": )\d+')
+    for profile_id in manifest.profiles:
+        path = manifest.profile_path(profile_id)
+        body, count = tokens.subn(rf"\g<1>{NEW_TOKENS}", path.read_text(encoding="utf-8"), 1)
+        assert count == 1 and "## Role\n" in body
+        path.write_text(body.replace("## Role\n", "## Role\n" + REVISION, 1), encoding="utf-8")
+    edited = len(manifest.profiles)
+    for project, ids in manifest.overrides.items():
+        for profile_id in ids:
+            vaultgen.edit_profile(manifest.profile_path(profile_id, project), 1)
+            edited += 1
+    return edited
+
+
+def _strip(row: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in row.items() if k not in TIMES}
+
+
+class Check:
+    """What the database must hold: the original rows, and the new version of each."""
+
+    def __init__(self, store: Store, old: dict[Any, dict[str, Any]],
+                 new: dict[Any, dict[str, Any]]) -> None:
+        self.store = store
+        self.old = old
+        self.new = {key: _strip(row) for key, row in new.items()}
+        self.servers = rows(store, "mcp_servers")
+        assert set(new) == set(old)
+        assert all(self.new[key] != _strip(row) for key, row in old.items())
+
+    def is_new(self, key: Any, row: dict[str, Any]) -> bool:
+        return _strip(row) == self.new[key] and row["created_at"] == self.old[key]["created_at"]
+
+    def whole_rows(self, before: dict[Any, dict[str, Any]]) -> int:
+        """Every row is exactly as before this run, or wholly new; returns how many are new."""
+        now = rows(self.store, "agent_profiles")
+        assert set(now) == set(self.old)
+        files = rows(self.store, "sync_files")
+        new = 0
+        for key, row in now.items():
+            if self.is_new(key, row):
+                new += 1
+            else:
+                assert row == before[key], f"{key}: neither its previous nor its new version"
+            # The file bookkeeping was committed with the row: same content hash.
+            assert files[row["source_path"]]["content_hash"] == row["content_hash"], key
+            assert files[row["source_path"]]["status"] == "ok", key
+        assert rows(self.store, "mcp_servers") == self.servers
+        if self.store.engine.dialect.name == "sqlite":
+            with self.store.engine.connect() as conn:
+                assert conn.execute(text("PRAGMA integrity_check")).scalar() == "ok"
+        return new
+
+
+def _first_commit(store: Store, since: float) -> bool:
+    with store.engine.connect() as conn:
+        query = select(func.count()).select_from(t.sync_files).where(
+            t.sync_files.c.updated_at > since
+        )
+        return bool(conn.execute(query).scalar())
+
+
+def _crash_and_converge(tmp_path: Path, backend: str, profiles: int, kills: int) -> None:
+    vaultgen = _vaultgen()
+    scale = max(1, profiles // 100)
+    manifest = vaultgen.generate(tmp_path / "vault", profiles=profiles, servers=2 * scale,
+                                 projects=scale, seed=SEED)
+    vault: Path = manifest.root
+    files = manifest.profile_files + manifest.server_files
+    with _database(backend, tmp_path / "main") as url, Store.open(url) as store:
+        cold = SyncEngine(store, vault).sync()
+        assert (cold.written, cold.failed) == (files, 0)
+        old = rows(store, "agent_profiles")
+        started = time.perf_counter()
+        assert _sync_json(vault, url)["written"] == 0
+        startup = time.perf_counter() - started
+
+        assert _edit(vaultgen, manifest) == manifest.profile_files
+        with _database(backend, tmp_path / "ref") as ref_url:
+            started = time.perf_counter()
+            assert _sync_json(vault, ref_url)["written"] == files
+            duration = time.perf_counter() - started
+            with Store.open(ref_url) as ref:
+                check = Check(store, old, rows(ref, "agent_profiles"))
+
+        rng = random.Random(SEED)
+        before, outcomes = old, []
+        for kill in range(1, kills + 1):
+            remaining = sum(1 for key, row in before.items() if not check.is_new(key, row))
+            expected = startup + (duration - startup) * remaining / len(old)
+            since = time.time()
+            process = _sync(vault, url)
+            if kill % 2:
+                plan = f"after {rng.uniform(0.1, 1.0) * expected:.2f} s"
+                delay = float(plan.split()[1])
+            else:
+                wait_for(lambda p=process: p.poll() is not None or _first_commit(store, since),
+                         10 * duration, "the first committed batch")
+                delay = rng.uniform(0.0, 0.3)
+                plan = f"{delay:.2f} s after the first commit"
+            try:
+                process.wait(timeout=delay)
+                killed = False
+            except subprocess.TimeoutExpired:
+                process.send_signal(signal.SIGKILL)
+                process.wait(timeout=30)
+                killed = True
+            assert process.returncode == (-signal.SIGKILL if killed else 0)
+            process.communicate()
+            new = check.whole_rows(before)
+            outcomes.append(f"kill {kill} {plan}: {'killed' if killed else 'finished first'}, "
+                            f"{new}/{len(old)} rows new")
+            before = rows(store, "agent_profiles")
+        print(f"\n{backend}, {len(old)} profile rows, full sync {duration:.2f} s:",
+              *outcomes, sep="\n  ")
+
+        final = _sync_json(vault, url)
+        assert final["failed"] == 0
+        assert check.whole_rows(before) == len(old)
+        assert all(check.is_new(k, r) for k, r in rows(store, "agent_profiles").items())
+        again = _sync_json(vault, url)
+        assert (again["written"], again["events"]) == (0, [])
+        assert not store.list_sync_events(kinds=["failure"])
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_sigkill_during_a_10k_profile_sync_on_sqlite(tmp_path: Path) -> None:
+    _crash_and_converge(tmp_path, "sqlite", profiles=10_000, kills=5)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(180)
+def test_sigkill_during_a_500_profile_sync_on_postgresql(tmp_path: Path) -> None:
+    _crash_and_converge(tmp_path, "postgresql", profiles=500, kills=5)
