@@ -19,6 +19,7 @@ so it is visible and versioned with the vault rather than buried in code::
 
 from __future__ import annotations
 
+import os
 import tomllib
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -69,7 +70,7 @@ def _base_defaults() -> AgentProfile:
     )
 
 
-def load_config(vault: str | Path) -> LoadedConfig:
+def load_config(vault: str | os.PathLike[str]) -> LoadedConfig:
     """Read ``roster.toml`` (absent: built-in defaults). Problems are diagnostics; a bad
     value is dropped so the built-in default applies, never a half-read value."""
     path = Path(vault) / CONFIG_FILE
