@@ -8,10 +8,7 @@ section and each JSON block) for precise errors and, later, in-place edits.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any, NamedTuple
-
-import msgspec
 
 from agent_roster.diagnostics import Diagnostic, did_you_mean
 from agent_roster.known_tools import KnownTools
@@ -386,42 +383,35 @@ def _json_block(text: str, section: Section, r: Reporter) -> JsonBlock | None:
 
 
 _SLOW: Any = object()
-_KEY_END = re.compile(r'"\s*:')
 
 
-def _count_keys(value: Any) -> int:
-    """Keys in every object of a decoded JSON value (blocks are small and mostly flat)."""
-    kind = type(value)
-    if kind is dict:
-        total = len(value)
-        items = value.values()
-    elif kind is list:
-        total = 0
-        items = value
-    else:
-        return 0
-    for item in items:
-        if type(item) in _CONTAINERS:
-            total += _count_keys(item)
-    return total
+class _Repeated(Exception):
+    """A JSON object repeats a key; the careful path reports where."""
 
 
-_CONTAINERS = (dict, list)
+def _unique_pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+    result = dict(items)
+    if len(result) != len(items):
+        raise _Repeated
+    return result
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(name)
+
+
+# One decoder for every block: ``json.loads`` with keyword arguments builds a new decoder
+# per call, which costs more than decoding a small block.
+_DECODER = json.JSONDecoder(object_pairs_hook=_unique_pairs, parse_constant=_refuse_constant)
 
 
 def _decode_fast(content: str) -> Any:
-    """msgspec's decoder is several times faster than ``json.loads`` with a pairs hook.
-    It keeps the last of repeated keys silently, so the text's ``"...":`` count is compared
-    with the keys decoded: every key occurrence ends that way, so a repeated key always
-    makes the text count larger, and only then (or on any error) does the exact, slower
-    ``json`` path run to report problems with their positions."""
+    """Decode a block, or return ``_SLOW`` when anything is off (invalid JSON, a repeated key,
+    NaN, deep nesting...) so the careful path can report it with its position."""
     try:
-        value = msgspec.json.decode(content)
-    except Exception:
+        return _DECODER.decode(content)
+    except (ValueError, RecursionError, _Repeated):
         return _SLOW
-    if len(_KEY_END.findall(content)) != _count_keys(value):
-        return _SLOW
-    return value
 
 
 class _ConstantError(ValueError):
