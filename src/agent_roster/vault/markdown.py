@@ -77,6 +77,21 @@ def _candidate_lines(text: str, offset: int) -> list[int]:
     return starts
 
 
+def _section(opened: tuple[str, int, int, int, int, int], end: int, fences: list[Fence]) -> Section:
+    heading, line, column, start, body_start, body_line = opened
+    return Section(
+        heading,
+        line,
+        column,
+        start,
+        body_start,
+        end,
+        body_line,
+        tuple(fences),
+        section_key(heading),
+    )
+
+
 def scan(text: str, offset: int = 0, first_line: int = 1) -> Structure:
     """Scan ``text[offset:]`` (whose first line is file line ``first_line``).
 
@@ -150,20 +165,7 @@ def scan(text: str, offset: int = 0, first_line: int = 1) -> Structure:
             preamble_end = pos
             fences = []  # fences in the preamble belong to no section
         else:
-            heading, h_line, h_col, h_start, body_start, body_line = current
-            sections.append(
-                Section(
-                    heading,
-                    h_line,
-                    h_col,
-                    h_start,
-                    body_start,
-                    pos,
-                    body_line,
-                    tuple(fences),
-                    section_key(heading),
-                )
-            )
+            sections.append(_section(current, pos, fences))
             fences = []
         title = rest.strip(" \t")
         if title:
@@ -195,20 +197,7 @@ def scan(text: str, offset: int = 0, first_line: int = 1) -> Structure:
     if current is None:
         preamble_end = size
     else:
-        heading, h_line, h_col, h_start, body_start, body_line = current
-        sections.append(
-            Section(
-                heading,
-                h_line,
-                h_col,
-                h_start,
-                body_start,
-                size,
-                body_line,
-                tuple(fences),
-                section_key(heading),
-            )
-        )
+        sections.append(_section(current, size, fences))
     return Structure(preamble_end, tuple(sections), unclosed)
 
 
