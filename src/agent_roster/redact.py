@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from typing import Any
+
+from agent_roster.model.mcp import McpServer
 
 _SECRET_KEY = re.compile(
     r"(token|secret|password|passwd|api[_-]?key|auth|credential|private)", re.I
@@ -21,3 +24,11 @@ def redact_value(key: str, value: str) -> str:
 
 def redact_mapping(values: Mapping[str, str]) -> dict[str, str]:
     return {key: redact_value(key, value) for key, value in values.items()}
+
+
+def server_dict(server: McpServer) -> dict[str, Any]:
+    """A registry entry as JSON output, secrets in env and headers masked."""
+    data = server.to_json_dict()
+    data["env"] = redact_mapping(data["env"])
+    data["headers"] = redact_mapping(data["headers"])
+    return data

@@ -16,7 +16,7 @@ from typing import Any
 import click
 
 from agent_roster import __version__
-from agent_roster.errors import RosterError
+from agent_roster.errors import InvalidDocumentError, RosterError
 
 EXIT_OK = 0
 EXIT_PROBLEMS = 1
@@ -52,12 +52,18 @@ def cli(ctx: click.Context, vault: str | None, db: str | None) -> None:
 
 def _register() -> None:
     # Imported here, not at module top, so `import agent_roster.cli` stays cheap.
-    from agent_roster.cli import profile_commands, resolve_commands, sync_commands
+    from agent_roster.cli import (
+        profile_commands,
+        registry_commands,
+        resolve_commands,
+        sync_commands,
+    )
 
     if "validate" not in cli.commands:
         profile_commands.register(cli)
         sync_commands.register(cli)
         resolve_commands.register(cli)
+        registry_commands.register(cli)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -97,9 +103,10 @@ def report_error(exc: RosterError, args: Sequence[str]) -> None:
     if wants_json:
         from agent_roster.cli.output import emit_json
 
-        emit_json(
-            {"error": {"kind": exc.kind, "message": exc.message, "hint": exc.hint}}, sys.stdout
-        )
+        error: dict[str, object] = {"kind": exc.kind, "message": exc.message, "hint": exc.hint}
+        if isinstance(exc, InvalidDocumentError):
+            error["diagnostics"] = [d.to_dict() for d in exc.diagnostics]
+        emit_json({"error": error}, sys.stdout)
         return
     click.echo(f"error: {exc.message}", err=True)
     if exc.hint:

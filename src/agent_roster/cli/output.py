@@ -8,9 +8,7 @@ from collections.abc import Iterable
 from typing import Any, TextIO
 
 from agent_roster.diagnostics import Diagnostic, Severity
-from agent_roster.model.mcp import McpServer
 from agent_roster.model.profile import AgentProfile
-from agent_roster.redact import redact_mapping
 
 
 def emit_json(data: Any, stream: TextIO | None = None) -> None:
@@ -73,10 +71,3 @@ def profile_text(profile: AgentProfile) -> str:
         lines.append("")
         lines.append(profile.prompt)
     return "\n".join(lines) + "\n"
-
-
-def server_json(server: McpServer) -> dict[str, Any]:
-    data = server.to_json_dict()
-    data["env"] = redact_mapping(data["env"])
-    data["headers"] = redact_mapping(data["headers"])
-    return data

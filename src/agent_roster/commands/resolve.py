@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import subprocess
@@ -12,7 +13,7 @@ from agent_roster.errors import UsageError
 from agent_roster.resolve.cascade import Resolution, resolve, resolve_task
 from agent_roster.resolve.config import load_config
 from agent_roster.resolve.index import ProfileIndex
-from agent_roster.resolve.launch import LaunchSpec, build
+from agent_roster.resolve.launch import LaunchSpec, build_cached
 from agent_roster.store import Store, default_db_path
 from agent_roster.sync.engine import SyncEngine
 from agent_roster.vault.writer import atomic_write
@@ -34,6 +35,13 @@ class Resolved(NamedTuple):
 
 def state_dir(vault: str | os.PathLike[str]) -> Path:
     """Where generated launch files go: the ``.roster`` folder beside the vault."""
+    return _state_dir(os.fspath(vault), os.getcwd())
+
+
+@functools.lru_cache(maxsize=64)
+def _state_dir(vault: str, cwd: str) -> Path:
+    # Cached: path arithmetic costs more than a warm resolution (issue 4 item 8). ``cwd`` is
+    # part of the key because a relative vault path resolves against it.
     return default_db_path(vault).parent
 
 
@@ -67,13 +75,7 @@ def resolve_launch(
         resolution = resolve_task(index, task)
     else:
         resolution = resolve(index, project=project, profile=profile)
-    spec = build(
-        resolution,
-        embedded=index.embedded_server(),
-        inject=index.config.embedded.inject,
-        state_dir=state_dir(vault),
-    )
-    return Resolved(resolution, spec)
+    return Resolved(resolution, build_cached(index, resolution, state_dir(vault)))
 
 
 def run_launch(resolved: Resolved, prompt: str, *, cwd: str | None = None) -> int:

@@ -1,0 +1,241 @@
+"""CLI adapters for the MCP server registry and migrate-mcp; ``register`` also adds the
+project, task and project-profile commands (:mod:`agent_roster.cli.project_commands`)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from agent_roster.cli import output
+from agent_roster.cli.app import EXIT_OK, EXIT_PROBLEMS, Settings, pass_settings
+from agent_roster.cli.project_commands import COMMANDS, diagnostics_on_error, emit, pairs
+from agent_roster.redact import redact_mapping
+
+_PROJECT = click.option("--project", metavar="PID", help="Project scope instead of system.")
+_JSON = click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+
+
+@click.group()
+def mcp() -> None:
+    """The MCP server registry (mcp-servers/<name>.md)."""
+
+
+def _server_lines(row: Any) -> None:
+    server = row.server
+    state = "active" if row.active else f"shadowed by {row.shadowed_by}"
+    if row.diagnostics:
+        state = "invalid"
+    target = ""
+    if server is not None:
+        target = server.url or " ".join([server.command, *server.args])
+    click.echo(f"{row.name:20} {row.scope:8} {state:20} {row.path or '(built in)'}  {target}")
+
+
+@mcp.command("list")
+@_PROJECT
+@_JSON
+@pass_settings
+def mcp_list(settings: Settings, project: str | None, as_json: bool) -> int:
+    """List registry entries (the built-in one, system, and the project's)."""
+    from agent_roster.commands.mcp_registry import list_mcp_servers
+
+    result = list_mcp_servers(settings.vault, project)
+
+    def text() -> None:
+        for row in result.rows:
+            _server_lines(row)
+
+    emit(result, as_json, text)
+    return EXIT_PROBLEMS if any(r.diagnostics for r in result.rows) else EXIT_OK
+
+
+@mcp.command("show")
+@click.argument("name")
+@_PROJECT
+@_JSON
+@pass_settings
+def mcp_show(settings: Settings, name: str, project: str | None, as_json: bool) -> int:
+    """Show the entry a name resolves to (project first, then system)."""
+    from agent_roster.commands.mcp_registry import get_mcp_server
+
+    row = get_mcp_server(settings.vault, name, project)
+
+    def text() -> None:
+        _server_lines(row)
+        server = row.server
+        if server is not None:
+            for key, value in redact_mapping(server.env).items():
+                click.echo(f"  env     {key}={value}")
+            for key, value in redact_mapping(server.headers).items():
+                click.echo(f"  header  {key}: {value}")
+            if server.description:
+                click.echo(f"  {server.description}")
+
+    emit(row, as_json, text)
+    output.print_diagnostics(row.diagnostics, "text", sys.stderr)
+    return EXIT_PROBLEMS if row.diagnostics else EXIT_OK
+
+
+def _settings_options(func: Any) -> Any:
+    for option in reversed(
+        [
+            click.option(
+                "--transport",
+                type=click.Choice(["stdio", "http", "sse"]),
+                help="stdio runs a command; http and sse connect to a URL "
+                "[add: http when only --url is given, else stdio].",
+            ),
+            click.option("--command", "command_", metavar="CMD", help="Program (stdio)."),
+            click.option("--arg", "args", multiple=True, help="An argument (repeat, in order)."),
+            click.option("--env", "env", multiple=True, metavar="K=V", help="Environment."),
+            click.option("--url", metavar="URL", help="Server URL (http, sse)."),
+            click.option("--header", "headers", multiple=True, metavar="K=V", help="Header."),
+            click.option("--description", help="One line on what it is for."),
+        ]
+    ):
+        func = option(func)
+    return func
+
+
+@mcp.command("add")
+@click.argument("name")
+@_settings_options
+@_PROJECT
+@_JSON
+@pass_settings
+def mcp_add(
+    settings: Settings,
+    name: str,
+    transport: str | None,
+    command_: str | None,
+    args: tuple[str, ...],
+    env: tuple[str, ...],
+    url: str | None,
+    headers: tuple[str, ...],
+    description: str | None,
+    project: str | None,
+    as_json: bool,
+) -> int:
+    """Add a registry entry: --transport stdio --command npx --arg -y --arg PKG, or --url."""
+    from agent_roster.commands.mcp_registry import create_mcp_server
+
+    if transport is None:
+        transport = "http" if url and not command_ else "stdio"
+    with diagnostics_on_error():
+        row = create_mcp_server(
+            settings.vault,
+            name,
+            transport,
+            command=command_ or "",
+            args=args,
+            env=pairs(env, "--env"),
+            url=url or "",
+            headers=pairs(headers, "--header"),
+            description=description or "",
+            project=project,
+        )
+    return emit(row, as_json, lambda: click.echo(f"created  {row.path}"))
+
+
+@mcp.command("edit")
+@click.argument("name")
+@_settings_options
+@click.option("--unset", "unsets", multiple=True, metavar="KEY", help="Remove a setting.")
+@_PROJECT
+@_JSON
+@pass_settings
+def mcp_edit(
+    settings: Settings,
+    name: str,
+    transport: str | None,
+    command_: str | None,
+    args: tuple[str, ...],
+    env: tuple[str, ...],
+    url: str | None,
+    headers: tuple[str, ...],
+    description: str | None,
+    unsets: tuple[str, ...],
+    project: str | None,
+    as_json: bool,
+) -> int:
+    """Change settings in place; --arg, --env and --header replace the whole list or map."""
+    from agent_roster.commands.mcp_registry import edit_mcp_server
+
+    changes: dict[str, Any] = {
+        key: value
+        for key, value in (
+            ("transport", transport),
+            ("command", command_),
+            ("url", url),
+            ("description", description),
+        )
+        if value is not None
+    }
+    if args:
+        changes["args"] = list(args)
+    if env:
+        changes["env"] = pairs(env, "--env")
+    if headers:
+        changes["headers"] = pairs(headers, "--header")
+    changes.update(dict.fromkeys(unsets))
+    with diagnostics_on_error():
+        row = edit_mcp_server(settings.vault, name, project, **changes)
+    return emit(row, as_json, lambda: click.echo(f"edited   {row.path}"))
+
+
+@mcp.command("remove")
+@click.argument("name")
+@_PROJECT
+@_JSON
+@pass_settings
+def mcp_remove(settings: Settings, name: str, project: str | None, as_json: bool) -> int:
+    """Delete an entry (refused while a profile still uses it)."""
+    from agent_roster.commands.mcp_registry import delete_mcp_server
+
+    result = delete_mcp_server(settings.vault, name, project)
+
+    def text() -> None:
+        for rel in result.removed:
+            click.echo(f"removed  {rel}")
+        if result.falls_back_to:
+            click.echo(f"profiles using {name!r} now get {result.falls_back_to}")
+
+    return emit(result, as_json, text)
+
+
+@click.command("migrate-mcp")
+@click.option(
+    "--config",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="Also migrate config.yaml's agent_profiles.<id>.mcp_servers.",
+)
+@click.option("--dry-run", is_flag=True, help="Report what would change; write nothing.")
+@_JSON
+@pass_settings
+def migrate_mcp(settings: Settings, config: Path | None, dry_run: bool, as_json: bool) -> int:
+    """Move inline MCP configs into mcp-servers/ files; profiles then list names."""
+    from agent_roster.commands.migrate_mcp import migrate_mcp as run
+
+    report = run(settings.vault, config=config, dry_run=dry_run)
+
+    def text() -> None:
+        verb = "would write" if dry_run else "wrote"
+        for rel in report.written:
+            click.echo(f"{verb:11} {rel}")
+        for rel in report.profiles:
+            click.echo(f"{'would edit' if dry_run else 'edited':11} {rel}")
+        for rel, reason in report.skipped:
+            click.echo(f"{'skipped':11} {rel}: {reason}")
+        for where, reason in report.failed:
+            click.echo(f"{'failed':11} {where}: {reason}")
+
+    emit(report, as_json, text)
+    return EXIT_PROBLEMS if report.failed else EXIT_OK
+
+
+def register(group: click.Group) -> None:
+    for command in (*COMMANDS, mcp, migrate_mcp):
+        group.add_command(command)
