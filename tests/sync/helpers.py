@@ -14,7 +14,7 @@ from sqlalchemy import select
 
 from agent_roster.store import Store
 from agent_roster.store import tables as t
-from agent_roster.sync.engine import SyncReport
+from agent_roster.vault.writer import atomic_write
 
 T = TypeVar("T")
 
@@ -42,11 +42,18 @@ def snapshot(store: Store) -> dict[str, dict[Any, dict[str, Any]]]:
     }
 
 
-def replace_in(path: Path, old: str, new: str) -> None:
+def _write(path: Path, text: str, atomic: bool) -> None:
+    if atomic:  # a hidden temp file renamed over the target: never seen half-written
+        atomic_write(path, text)
+    else:  # in place, as many editors save: a reader may catch it half-written
+        path.write_text(text, encoding="utf-8")
+
+
+def replace_in(path: Path, old: str, new: str, *, atomic: bool = False) -> None:
     """Replace the first ``old`` in ``path`` (which must contain it)."""
     text = path.read_text(encoding="utf-8")
     assert old in text, f"{old!r} not in {path}"
-    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    _write(path, text.replace(old, new, 1), atomic)
 
 
 def position(path: Path, needle: str) -> tuple[int, int]:
@@ -57,11 +64,11 @@ def position(path: Path, needle: str) -> tuple[int, int]:
     return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
 
-def set_max_tokens(path: Path, value: int) -> None:
+def set_max_tokens(path: Path, value: int, *, atomic: bool = False) -> None:
     text = path.read_text(encoding="utf-8")
     new, count = re.subn(r'("max_tokens_per_task": )\d+', rf"\g<1>{value}", text, count=1)
     assert count == 1, path
-    path.write_text(new, encoding="utf-8")
+    _write(path, new, atomic)
 
 
 def wait_for(condition: Callable[[], T], timeout: float, what: str) -> T:
@@ -78,28 +85,29 @@ def wait_for(condition: Callable[[], T], timeout: float, what: str) -> T:
 
 
 class Reports:
-    """Reports a watcher hands to ``on_report``, read back with timeouts."""
+    """What a watcher hands over (sync reports, or batches), read back with timeouts."""
 
     def __init__(self) -> None:
-        self.queue: queue.Queue[SyncReport] = queue.Queue()
-        self.seen: list[SyncReport] = []
+        self.queue: queue.Queue[Any] = queue.Queue()
+        self.seen: list[Any] = []
 
-    def put(self, report: SyncReport) -> None:
-        self.queue.put(report)
+    def put(self, item: Any) -> None:
+        self.queue.put(item)
 
-    def next(self, timeout: float = 10) -> SyncReport:
+    def next(self, timeout: float = 30) -> Any:
         try:
-            report = self.queue.get(timeout=timeout)
+            item = self.queue.get(timeout=timeout)
         except queue.Empty:
-            raise AssertionError(f"no sync report within {timeout} s") from None
-        self.seen.append(report)
-        return report
+            raise AssertionError(f"nothing reported within {timeout} s") from None
+        self.seen.append(item)
+        return item
 
-    def until(self, condition: Callable[[], object], timeout: float = 15) -> list[SyncReport]:
-        """Read reports until ``condition()`` holds (checked after each report and
-        before the first); returns the reports read."""
+    def until(self, condition: Callable[[], object], timeout: float = 45) -> list[Any]:
+        """Read reports until ``condition()`` holds (checked before the first and after
+        each); returns the reports read. The report that made it hold may still be queued:
+        assert on counts with :meth:`next` instead."""
         deadline = time.monotonic() + timeout
-        got: list[SyncReport] = []
+        got: list[Any] = []
         while not condition():
             left = deadline - time.monotonic()
             if left <= 0:
@@ -107,7 +115,7 @@ class Reports:
             got.append(self.next(timeout=left))
         return got
 
-    def drain(self) -> list[SyncReport]:
+    def drain(self) -> list[Any]:
         """Reports already queued, without waiting."""
         got = []
         while True:

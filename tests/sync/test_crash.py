@@ -5,9 +5,11 @@ columns compared), the file bookkeeping must agree with the row, and the next sy
 converge: every row new, and a further sync writes nothing.
 
 Kill points come from a seeded ``random.Random``. Odd kills use a delay drawn uniformly
-within the run's expected duration (start-up, reading and parsing included); even kills wait
-until the run's first batch is committed (polling the database with a deadline) and then
-kill after a random fraction of a second, so some kills always land between batches."""
+within the run's expected duration (start-up, reading and parsing included). Even kills
+poll the database (with a deadline) until the run writes, then kill after a random fraction
+of a second: on SQLite after its first committed batch, so the kill lands between or inside
+later batches of the 10,000-profile sync (2,000 files per batch and transaction); on
+PostgreSQL (500 profiles, one batch) while its one write transaction is open."""
 
 from __future__ import annotations
 
@@ -39,6 +41,7 @@ SEED = 20240325
 NEW_TOKENS = 77_777  # not among vaultgen's values
 REVISION = "Revision 2 of this role: keep answers short.\n"
 TIMES = ("created_at", "updated_at", "last_synced_at")
+Rows = dict[Any, dict[str, Any]]
 
 
 def _vaultgen() -> ModuleType:
@@ -64,7 +67,7 @@ def _sync(vault: Path, url: str, *extra: str) -> subprocess.Popen[bytes]:
 
 def _sync_json(vault: Path, url: str) -> dict[str, Any]:
     process = _sync(vault, url, "--json")
-    out, err = process.communicate(timeout=120)
+    out, err = process.communicate(timeout=300)
     assert process.returncode == 0, err.decode()
     return json.loads(out)
 
@@ -93,8 +96,7 @@ def _strip(row: dict[str, Any]) -> dict[str, Any]:
 class Check:
     """What the database must hold: the original rows, and the new version of each."""
 
-    def __init__(self, store: Store, old: dict[Any, dict[str, Any]],
-                 new: dict[Any, dict[str, Any]]) -> None:
+    def __init__(self, store: Store, old: Rows, new: Rows) -> None:
         self.store = store
         self.old = old
         self.new = {key: _strip(row) for key, row in new.items()}
@@ -105,17 +107,23 @@ class Check:
     def is_new(self, key: Any, row: dict[str, Any]) -> bool:
         return _strip(row) == self.new[key] and row["created_at"] == self.old[key]["created_at"]
 
-    def whole_rows(self, before: dict[Any, dict[str, Any]]) -> int:
-        """Every row is exactly as before this run, or wholly new; returns how many are new."""
+    def whole_rows(self, before: Rows) -> tuple[Rows, int]:
+        """Every row is exactly as before this run, or wholly new; returns the rows and how
+        many are new."""
         now = rows(self.store, "agent_profiles")
         assert set(now) == set(self.old)
         files = rows(self.store, "sync_files")
         new = 0
         for key, row in now.items():
-            if self.is_new(key, row):
+            is_new = self.is_new(key, row)
+            if is_new:
                 new += 1
             else:
                 assert row == before[key], f"{key}: neither its previous nor its new version"
+            if row["project"] is None:  # the edit, spelled out: budget, Role and hash together
+                assert (row["max_tokens_per_task"] == NEW_TOKENS) is is_new, key
+                assert ("Revision 2 of this role" in row["sections"]) is is_new, key
+                assert (row["content_hash"] == self.new[key]["content_hash"]) is is_new, key
             # The file bookkeeping was committed with the row: same content hash.
             assert files[row["source_path"]]["content_hash"] == row["content_hash"], key
             assert files[row["source_path"]]["status"] == "ok", key
@@ -123,22 +131,35 @@ class Check:
         if self.store.engine.dialect.name == "sqlite":
             with self.store.engine.connect() as conn:
                 assert conn.execute(text("PRAGMA integrity_check")).scalar() == "ok"
-        return new
+        return now, new
 
 
-def _first_commit(store: Store, since: float) -> bool:
+def _writing(store: Store, since: float) -> bool:
+    """SQLite: the run has committed its first batch. PostgreSQL: the run's write
+    transaction is open (it holds a row lock on agent_profiles in this test's schema)."""
     with store.engine.connect() as conn:
-        query = select(func.count()).select_from(t.sync_files).where(
-            t.sync_files.c.updated_at > since
-        )
+        if conn.dialect.name == "sqlite":
+            query = (
+                select(func.count())
+                .select_from(t.sync_files)
+                .where(t.sync_files.c.updated_at > since)
+            )
+        else:
+            query = text(
+                "SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation"
+                " JOIN pg_namespace n ON n.oid = c.relnamespace"
+                " WHERE n.nspname = current_schema() AND c.relname = 'agent_profiles'"
+                " AND l.mode = 'RowExclusiveLock' AND l.pid <> pg_backend_pid()"
+            )
         return bool(conn.execute(query).scalar())
 
 
 def _crash_and_converge(tmp_path: Path, backend: str, profiles: int, kills: int) -> None:
     vaultgen = _vaultgen()
     scale = max(1, profiles // 100)
-    manifest = vaultgen.generate(tmp_path / "vault", profiles=profiles, servers=2 * scale,
-                                 projects=scale, seed=SEED)
+    manifest = vaultgen.generate(
+        tmp_path / "vault", profiles=profiles, servers=2 * scale, projects=scale, seed=SEED
+    )
     vault: Path = manifest.root
     files = manifest.profile_files + manifest.server_files
     with _database(backend, tmp_path / "main") as url, Store.open(url) as store:
@@ -158,20 +179,27 @@ def _crash_and_converge(tmp_path: Path, backend: str, profiles: int, kills: int)
             check = Check(store, old, rows(reference, "agent_profiles"))
 
         rng = random.Random(SEED)
-        before, outcomes = old, []
+        before, new, outcomes = old, 0, []
         for kill in range(1, kills + 1):
-            remaining = sum(1 for key, row in before.items() if not check.is_new(key, row))
+            remaining = len(old) - new
+            if not remaining:
+                outcomes.append(f"kill {kill}: not run, every row is new already")
+                break
             expected = startup + (duration - startup) * remaining / len(old)
             since = time.time()
             process = _sync(vault, url)
             if kill % 2:
-                plan = f"after {rng.uniform(0.1, 1.0) * expected:.2f} s"
-                delay = float(plan.split()[1])
+                delay = rng.uniform(0.1, 1.0) * expected
+                plan = f"after {delay:.2f} s"
             else:
-                wait_for(lambda p=process: p.poll() is not None or _first_commit(store, since),
-                         10 * duration, "the first committed batch")
-                delay = rng.uniform(0.0, 0.3)
-                plan = f"{delay:.2f} s after the first commit"
+                wait_for(
+                    lambda p=process, s=since: p.poll() is not None or _writing(store, s),
+                    10 * duration,
+                    "the run to start writing",
+                )
+                delay = rng.uniform(0.0, 0.3 if backend == "sqlite" else 0.05)
+                event = "the first commit" if backend == "sqlite" else "its write began"
+                plan = f"{delay:.2f} s after {event}"
             try:
                 process.wait(timeout=delay)
                 killed = False
@@ -181,29 +209,32 @@ def _crash_and_converge(tmp_path: Path, backend: str, profiles: int, kills: int)
                 killed = True
             assert process.returncode == (-signal.SIGKILL if killed else 0)
             process.communicate()
-            new = check.whole_rows(before)
-            outcomes.append(f"kill {kill} {plan}: {'killed' if killed else 'finished first'}, "
-                            f"{new}/{len(old)} rows new")
-            before = rows(store, "agent_profiles")
-        print(f"\n{backend}, {len(old)} profile rows, expected sync {duration:.2f} s:",
-              *outcomes, sep="\n  ")
+            before, new = check.whole_rows(before)
+            outcomes.append(
+                f"kill {kill} {plan}: {'killed' if killed else 'finished first'}, "
+                f"{new}/{len(old)} rows new"
+            )
+        print(
+            f"\n{backend}, {len(old)} profile rows, expected sync {duration:.2f} s:",
+            *outcomes,
+            sep="\n  ",
+        )
 
         final = _sync_json(vault, url)
         assert final["failed"] == 0
-        assert check.whole_rows(before) == len(old)
-        assert all(check.is_new(k, r) for k, r in rows(store, "agent_profiles").items())
+        assert check.whole_rows(before)[1] == len(old)  # converged: every row new
         again = _sync_json(vault, url)
         assert (again["written"], again["events"]) == (0, [])
         assert not store.list_sync_events(kinds=["failure"])
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(300)
+@pytest.mark.timeout(600)
 def test_sigkill_during_a_10k_profile_sync_on_sqlite(tmp_path: Path) -> None:
     _crash_and_converge(tmp_path, "sqlite", profiles=10_000, kills=5)
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(180)
+@pytest.mark.timeout(300)
 def test_sigkill_during_a_500_profile_sync_on_postgresql(tmp_path: Path) -> None:
     _crash_and_converge(tmp_path, "postgresql", profiles=500, kills=5)

@@ -20,7 +20,10 @@ from agent_roster.sync.watcher import ChangeBatch, VaultWatcher
 
 from .helpers import CODING, QA, REVIEW, Reports, replace_in, set_max_tokens
 
-pytestmark = pytest.mark.timeout(60)
+SUPERVISOR = "agent-types/supervisor/profile.md"
+
+# Generous: the limits catch hangs, not slowness on a busy 2-core machine.
+pytestmark = pytest.mark.timeout(150)
 
 
 class Watch:
@@ -49,12 +52,12 @@ def running(target: Callable[[Watch], None]) -> Iterator[Watch]:
     thread = threading.Thread(target=run, name="watcher", daemon=True)
     thread.start()
     try:
-        assert watch.ready.wait(20), f"the watcher never became ready: {watch.errors}"
+        assert watch.ready.wait(60), f"the watcher never became ready: {watch.errors}"
         watch.reports.drain()  # the first full sync
         yield watch
     finally:
         watch.stop.set()
-        thread.join(15)
+        thread.join(30)
     assert not thread.is_alive(), "the watcher did not stop"
     assert watch.errors == []
 
@@ -107,54 +110,61 @@ def test_editor_saves_sync_once_and_temp_files_never_trigger_a_batch(
         (vault / ".trash" / "agent-types" / "old").mkdir(parents=True)
         (vault / ".trash" / "agent-types" / "old" / "profile.md").write_text("x")
         (vault / "notes.md").write_text("# notes\n", encoding="utf-8")
-        # A sentinel edit: its report proves every earlier event has been handled.
-        set_max_tokens(vault / QA, 1)
-        [report] = watch.reports.until(lambda: _max_tokens(store, "qa") == 1)
-        assert (report.scanned, report.written) == (1, 1)
+        # A sentinel save: the next report must be its own, so the noise made no batch.
+        set_max_tokens(vault / QA, 1, atomic=True)
+        report = watch.reports.next()
+        assert (report.scanned, report.written, _max_tokens(store, "qa")) == (1, 1, 1)
 
         # Write-to-temp then rename, the way most editors and atomic writers save.
         text = (folder / "profile.md").read_text(encoding="utf-8")
         temp = folder / ".profile.md.tmp1234"
         temp.write_text(text.replace("200000", "222222"), encoding="utf-8")
         os.replace(temp, folder / "profile.md")
-        got = watch.reports.until(lambda: _max_tokens(store, "coding") == 222222)
-        assert [(r.written, r.deleted, r.failed) for r in got] == [(1, 0, 0)]
-        set_max_tokens(vault / QA, 2)
-        [report] = watch.reports.until(lambda: _max_tokens(store, "qa") == 2)
-        assert (report.scanned, report.written) == (1, 1)
+        report = watch.reports.next()
+        assert (report.scanned, report.written, report.deleted, report.failed) == (1, 1, 0, 0)
+        assert _max_tokens(store, "coding") == 222222
+        set_max_tokens(vault / QA, 2, atomic=True)
+        report = watch.reports.next()  # the sentinel again: no second sync of the save
+        assert (report.scanned, report.written, _max_tokens(store, "qa")) == (1, 1, 2)
+        assert store.list_sync_events() == []
 
         # Vim's default: rename the original to a backup, write a new file, drop the backup.
+        # The file is briefly absent (and then half-written), so on a busy machine a batch
+        # may see that and record deleted/restored or failure/recovery; the end state holds.
         os.rename(folder / "profile.md", folder / "profile.md~")
         (folder / "profile.md").write_text(text.replace("200000", "333333"), encoding="utf-8")
         (folder / "profile.md~").unlink()
         watch.reports.until(lambda: _max_tokens(store, "coding") == 333333)
-    assert [e.kind for e in store.list_sync_events()] in ([], ["restored", "deleted"])
 
 
 def test_a_burst_of_writes_ends_with_the_final_content_in_fewer_batches(
-    db_url: str, store: Store, vault: Path
+    store: Store, vault: Path
 ) -> None:
+    engine = SyncEngine(store, vault)
     targets = {"coding": CODING, "qa": QA, "code-review": REVIEW}
-    with watching(vault, db_url) as watch:
-        writes = 0
-        for generation in range(1, 8):
-            for path in targets.values():
-                if writes < 20:
-                    set_max_tokens(vault / path, 1000 + generation)
-                    writes += 1
-        final = {pid: _max_tokens_in_file(vault / path) for pid, path in targets.items()}
-        got = watch.reports.until(
-            lambda: all(_max_tokens(store, pid) == value for pid, value in final.items())
-        )
-    assert writes == 20
-    assert 1 <= len(got) < writes
-    assert final == {"coding": 1007, "qa": 1007, "code-review": 1006}
 
+    def target(watch: Watch) -> None:
+        def on_batch(batch: ChangeBatch) -> None:
+            engine.sync(None if batch.full_rescan else batch.paths)
+            watch.reports.put(batch)
 
-def _max_tokens_in_file(path: Path) -> int:
-    text = path.read_text(encoding="utf-8")
-    start = text.index('"max_tokens_per_task": ') + len('"max_tokens_per_task": ')
-    return int(text[start : text.index(",", start)])
+        VaultWatcher(vault, on_batch, settle_ms=20, stop=watch.stop, on_ready=watch.on_ready).run()
+
+    with running(target) as watch:
+        for write in range(20):  # in place, as fast as Python can: 7 + 7 + 6 writes
+            pid = list(targets)[write % 3]
+            set_max_tokens(vault / targets[pid], 1000 + write)
+        # A sentinel save after the burst: every batch before its own belongs to the burst.
+        set_max_tokens(vault / SUPERVISOR, 1, atomic=True)
+        got = watch.reports.until(lambda: any(SUPERVISOR in b.paths for b in watch.reports.seen))
+    burst = [b for b in got if b.paths - {SUPERVISOR}]
+    assert 1 <= len(burst) < 20
+    assert {p for b in burst for p in b.paths} <= set(targets.values()) | {SUPERVISOR}
+    assert {pid: _max_tokens(store, pid) for pid in targets} == {
+        "coding": 1018,
+        "qa": 1019,
+        "code-review": 1017,
+    }
 
 
 def test_a_broken_save_keeps_the_previous_row_until_the_fix(
@@ -162,13 +172,15 @@ def test_a_broken_save_keeps_the_previous_row_until_the_fix(
 ) -> None:
     with watching(vault, db_url) as watch:
         before = store.get_profile("coding")
-        replace_in(vault / CODING, "200000,", "200000,,")
-        got = watch.reports.until(lambda: store.list_sync_events(kinds=["failure"]))
-        assert [r.failed for r in got] == [1]
+        replace_in(vault / CODING, "200000,", "200000,,", atomic=True)
+        report = watch.reports.next()
+        assert (report.failed, report.written) == (1, 0)
         assert store.get_profile("coding") == before
 
-        replace_in(vault / CODING, "200000,,", "1234,")
-        watch.reports.until(lambda: _max_tokens(store, "coding") == 1234)
+        replace_in(vault / CODING, "200000,,", "1234,", atomic=True)
+        report = watch.reports.next()
+        assert (report.recovered, report.written) == (1, 1)
+        assert _max_tokens(store, "coding") == 1234
     assert [e.kind for e in store.list_sync_events()] == ["recovery", "failure"]
 
 
@@ -194,7 +206,6 @@ def test_the_vault_folder_disappearing_and_coming_back(
     store: Store,
     vault: Path,
     wait_until_gone: bool,
-    caplog: pytest.LogCaptureFixture,
 ) -> None:
     fresh = vault.parent / "fresh"
     shutil.copytree(vault, fresh)
@@ -213,14 +224,14 @@ def test_the_vault_folder_disappearing_and_coming_back(
         with watching(vault, db_url) as watch:
             shutil.rmtree(vault)
             if wait_until_gone:
-                assert gone.wait(10), "the watcher did not notice the vault was gone"
+                assert gone.wait(30), "the watcher did not notice the vault was gone"
             shutil.copytree(fresh, vault)
             watch.reports.until(
                 lambda: _max_tokens(store, "coding") == 5555 and store.get_profile("qa") is None
             )
             set_max_tokens(vault / REVIEW, 4321)  # and the new folder is watched
             watch.reports.until(lambda: _max_tokens(store, "code-review") == 4321)
-            assert watch.readies >= 2 if wait_until_gone else watch.readies >= 1
+            assert watch.readies >= 2  # the watch was set up again on the new folder
     finally:
         logging.getLogger("agent_roster.sync.watcher").removeHandler(handler)
     assert store.get_profile("qa", include_missing=True) is not None
@@ -242,10 +253,40 @@ def test_the_watcher_survives_a_failing_sync(
         VaultWatcher(vault, on_batch, settle_ms=20, stop=watch.stop, on_ready=watch.on_ready).run()
 
     with caplog.at_level(logging.ERROR, logger="agent_roster.sync.watcher"), running(target) as w:
-        set_max_tokens(vault / CODING, 999)
+        set_max_tokens(vault / CODING, 999, atomic=True)  # one batch, and it fails
         # The failed batch is retried (as a full rescan), so the edit is not lost.
         w.reports.until(lambda: _max_tokens(store, "coding") == 999)
         set_max_tokens(vault / QA, 998)
         w.reports.until(lambda: _max_tokens(store, "qa") == 998)
     assert len(failures) == 1
     assert [r.getMessage() for r in caplog.records if "still watching" in r.getMessage()]
+
+
+@pytest.mark.parametrize(
+    ("changed", "expected"),
+    [
+        (["agent-types/coding/profile.md"], ({"agent-types/coding/profile.md"}, False)),
+        (["projects/web/mcp-servers/pg.md"], ({"projects/web/mcp-servers/pg.md"}, False)),
+        (["agent-types/coding"], (set(), True)),  # a folder renamed, created or deleted
+        (["projects/web"], (set(), True)),
+        (["projects/web/agent-types/coding"], (set(), True)),
+        ([""], (set(), True)),  # the vault folder itself
+        (["agent-types/coding/memory/notes.md", "templates/knowledge/qa/x.md"], None),
+        (["agent-types/coding/.profile.md.swp", "agent-types/coding/profile.md~"], None),
+        (["agent-types/coding/.#profile.md", "agent-types/coding/#profile.md#"], None),
+        (["agent-types/coding/4913", "agent-types/coding/.profile.md.x1.tmp"], None),
+        ([".obsidian/workspace.json", ".git/index", ".roster/roster.db-wal"], None),
+        ([".trash/agent-types/old/profile.md", "agent-types/.hidden/profile.md"], None),
+        (["README.md", "roster.toml", "notes/agent-types/x/profile.md"], None),
+    ],
+)
+def test_classify_changes(
+    tmp_path: Path, changed: list[str], expected: tuple[set[str], bool] | None
+) -> None:
+    from agent_roster.sync.watcher import classify_changes
+
+    root = tmp_path / "vault"
+    absolute = [str(root / rel) if rel else str(root) for rel in changed]
+    absolute.append(str(tmp_path / "elsewhere" / "agent-types" / "x" / "profile.md"))
+    batch = classify_changes(root, absolute)
+    assert (None if batch is None else (set(batch.paths), batch.full_rescan)) == expected
