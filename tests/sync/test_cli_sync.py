@@ -55,10 +55,11 @@ def test_sync_text_json_and_exit_codes(
     assert f"failure   {CODING}  1 error(s); the previous version stays active" in out
     assert f"{CODING}:{line}:{column + 7}: error[json-invalid]" in out
 
-    # Current behaviour: `failed` (and the exit code) count failures recorded by this run;
-    # the file is still broken, but that was reported already. `roster status` exits 1.
+    # `failed` counts failures recorded by this run (the broken content was reported
+    # already); `failing` counts files still broken, and keeps the exit code at 1.
     code, out, _ = _run(capsys, *base, "sync", "--json")
-    assert (code, json.loads(out)["failed"]) == (0, 0)
+    data = json.loads(out)
+    assert (code, data["failed"], data["failing"]) == (1, 0, 1)
     assert _run(capsys, *base, "status")[0] == 1
 
 

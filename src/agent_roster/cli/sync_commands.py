@@ -22,6 +22,7 @@ def _summary(report: object) -> str:
         f"{report.scanned} files, {report.unchanged} unchanged, {report.written} written, "
         f"{report.failed} failed, {report.deleted} deleted, {report.restored} restored, "
         f"{report.recovered} recovered in {report.seconds * 1000:.0f} ms"
+        + (f"; {report.failing} file(s) still failing" if report.failing else "")
     )
 
 
@@ -49,7 +50,7 @@ def sync(settings: Settings, prune: bool, as_json: bool) -> int:
         for rel in report.starter_files:
             click.echo(f"starter   {rel}")
         click.echo(_summary(report))
-    return EXIT_PROBLEMS if report.failed else EXIT_OK
+    return EXIT_PROBLEMS if report.failing else EXIT_OK
 
 
 @click.command()
@@ -62,6 +63,7 @@ def watch(settings: Settings, settle_ms: int) -> int:
     from agent_roster.commands.sync import watch_vault
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    logging.getLogger("alembic").setLevel(logging.WARNING)  # migration chatter is not news
 
     def report(result: object) -> None:
         click.echo(f"{time.strftime('%H:%M:%S')} {_summary(result)}", err=True)

@@ -9,13 +9,15 @@ logged with the profile, tools and MCP servers applied.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from agent_roster.errors import NotFoundError
 from agent_roster.model.mcp import McpServer
 from agent_roster.model.profile import AgentProfile
+from agent_roster.redact import server_dict
 from agent_roster.resolve.index import Effective, ProfileIndex
-from agent_roster.resolve.merge import Origin, Origins, origins_of, with_defaults
+from agent_roster.resolve.merge import Origins, origins_of
 
 log = logging.getLogger(__name__)
 
@@ -39,8 +41,6 @@ class Resolution(NamedTuple):
     warnings: tuple[str, ...]
 
     def to_dict(self) -> dict[str, Any]:
-        from agent_roster.cli.output import server_json
-
         return {
             "level": self.level,
             "profile_id": self.profile_id,
@@ -48,14 +48,9 @@ class Resolution(NamedTuple):
             "task": self.task,
             "profile": self.profile.to_json_dict(),
             "origins": {k: v.to_dict() for k, v in sorted(self.origins.items())},
-            "servers": [server_json(s) for s in self.servers],
+            "servers": [server_dict(s) for s in self.servers],
             "warnings": list(self.warnings),
         }
-
-
-def _default(index: ProfileIndex) -> tuple[AgentProfile, Origins]:
-    defaults = index.config.defaults
-    return with_defaults(defaults, {"id": Origin(defaults.source, "[defaults]")}, defaults)
 
 
 def resolve_task(index: ProfileIndex, task_id: str) -> Resolution:
@@ -78,70 +73,66 @@ def resolve(
     """Run the cascade. ``profile`` asks for one profile explicitly (``roster resolve
     --profile``); otherwise the task's profile, then the project's default, then the
     system default from roster.toml."""
-    warnings: list[str] = []
-    candidates: list[tuple[str, str | None, str]] = []
+    # The warm path runs this for every launch (issue 4 item 8: >= 50,000/s with the launch
+    # spec), so messages are only formatted when something is actually missing.
     if profile is not None:
-        candidates.append((EXPLICIT, profile, f"profile {profile!r}"))
-    else:
-        if task_profile is not None:
-            candidates.append((TASK, task_profile, f"task {task!r} names profile"))
-        if project is not None:
-            default_id = index.project_defaults.get(project)
-            if default_id is not None:
-                candidates.append((PROJECT, default_id, f"project {project!r} defaults to"))
-    for level, profile_id, what in candidates:
-        assert profile_id is not None
-        found: Effective | None = index.effective(profile_id, project)
+        found = index.effective(profile, project)
         if found is None:
-            if level == EXPLICIT:
-                raise NotFoundError(
-                    f"no profile {profile_id!r}" + (f" in project {project!r}" if project else ""),
-                    hint="check the id with 'roster validate'",
-                )
-            warnings.append(
-                f"{what} {profile_id!r}, which does not exist (its file is missing "
-                "or never synced); falling through to the next level"
+            raise NotFoundError(
+                f"no profile {profile!r}" + (f" in project {project!r}" if project else ""),
+                hint="check the id with 'roster validate'",
             )
-            continue
-        warnings.extend(found.warnings)
-        return _finish(
-            index, level, profile_id, project, task, found.profile, found.origins, warnings
-        )
-    effective, origins = _default(index)
-    return _finish(index, DEFAULT, None, project, task, effective, origins, warnings)
+        return _finish(EXPLICIT, profile, project, task, found, ())
+    warnings: list[str] = []
+    if task_profile is not None:
+        found = index.effective(task_profile, project)
+        if found is not None:
+            return _finish(TASK, task_profile, project, task, found, warnings)
+        warnings.append(_missing(f"task {task!r} names profile", task_profile))
+    if project is not None:
+        default_id = index.project_defaults.get(project)
+        if default_id is not None:
+            found = index.effective(default_id, project)
+            if found is not None:
+                return _finish(PROJECT, default_id, project, task, found, warnings)
+            warnings.append(_missing(f"project {project!r} defaults to", default_id))
+    return _finish(DEFAULT, None, project, task, index.default(), warnings)
+
+
+def _missing(what: str, profile_id: str) -> str:
+    return (
+        f"{what} {profile_id!r}, which does not exist (its file is missing "
+        "or never synced); falling through to the next level"
+    )
 
 
 def _finish(
-    index: ProfileIndex,
     level: str,
     profile_id: str | None,
     project: str | None,
     task: str | None,
-    profile: AgentProfile,
-    origins: Origins,
-    warnings: list[str],
+    found: Effective,
+    warnings: Sequence[str],
 ) -> Resolution:
-    servers: list[McpServer] = []
-    for name in profile.mcp_servers:
-        server = index.server(name, project)
-        if server is None:
-            warnings.append(
-                f"MCP server {name!r} is not in the registry"
-                + (f" of project {project!r} or the system" if project else "")
-                + "; it is left out"
-            )
-        else:
-            servers.append(server)
-    log.info(
-        "resolved %s for %s: profile=%s tools=%s servers=%s",
-        level,
-        f"task {task}" if task else f"project {project}" if project else "system",
-        profile_id or "(system default)",
-        ",".join(profile.allowed_tools),
-        ",".join(s.name for s in servers),
-    )
+    profile = found.profile
+    if log.isEnabledFor(logging.INFO):
+        log.info(
+            "resolved %s for %s: profile=%s tools=%s servers=%s",
+            level,
+            f"task {task}" if task else f"project {project}" if project else "system",
+            profile_id or "(system default)",
+            ",".join(profile.allowed_tools),
+            ",".join(s.name for s in found.servers),
+        )
     return Resolution(
-        level, profile_id, project, task, profile, origins, tuple(servers), tuple(warnings)
+        level,
+        profile_id,
+        project,
+        task,
+        profile,
+        found.origins,
+        found.servers,
+        (*warnings, *found.warnings) if warnings else found.warnings,
     )
 
 

@@ -20,6 +20,7 @@ so it is visible and versioned with the vault rather than buried in code::
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -78,15 +79,15 @@ def load_config(vault: str | os.PathLike[str]) -> LoadedConfig:
     if not path.is_file():
         return LoadedConfig(RosterConfig(defaults=_base_defaults()), ())
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        data = tomllib.loads(text)
     except (OSError, UnicodeDecodeError) as exc:
         out.append(
             dx.make("file-unreadable", f"cannot read {CONFIG_FILE}: {exc}", path=CONFIG_FILE)
         )
         return LoadedConfig(RosterConfig(defaults=_base_defaults()), tuple(out))
     except tomllib.TOMLDecodeError as exc:
-        line = getattr(exc, "lineno", 1) or 1
-        column = getattr(exc, "colno", 1) or 1
+        line, column = _decode_position(exc)
         out.append(
             dx.make(
                 "yaml-invalid",
@@ -98,6 +99,7 @@ def load_config(vault: str | os.PathLike[str]) -> LoadedConfig:
             )
         )
         return LoadedConfig(RosterConfig(defaults=_base_defaults()), tuple(out))
+    at = _Locator(text)
     for key in data:
         if key not in ("defaults", "embedded_server"):
             out.append(
@@ -106,21 +108,61 @@ def load_config(vault: str | os.PathLike[str]) -> LoadedConfig:
                     f"unknown table [{key}] in {CONFIG_FILE}",
                     path=CONFIG_FILE,
                     hint=did_you_mean(key, ("defaults", "embedded_server")),
+                    line=at(key)[0],
+                    column=at(key)[1],
                 )
             )
-    defaults = _defaults(data.get("defaults", {}), out)
-    embedded = _embedded(data.get("embedded_server", {}), out)
+    defaults = _defaults(data.get("defaults", {}), out, at)
+    embedded = _embedded(data.get("embedded_server", {}), out, at)
     return LoadedConfig(RosterConfig(defaults=defaults, embedded=embedded), tuple(out))
 
 
-def _problem(out: list[Diagnostic], message: str, hint: str = "") -> None:
-    out.append(dx.make("field-value", message, path=CONFIG_FILE, hint=hint))
+def _decode_position(exc: tomllib.TOMLDecodeError) -> tuple[int, int]:
+    # Python 3.14 adds lineno/colno; before that the position is only in the message.
+    line, column = getattr(exc, "lineno", None), getattr(exc, "colno", None)
+    if isinstance(line, int) and isinstance(column, int):
+        return line, column
+    found = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
+    return (int(found.group(1)), int(found.group(2))) if found else (1, 1)
 
 
-def _defaults(table: Any, out: list[Diagnostic]) -> AgentProfile:
+class _Locator:
+    """Line and column of a table header or of a key inside a table. tomllib keeps no
+    positions, so the text is scanned; the usual one-key-per-line layout is all it needs."""
+
+    def __init__(self, text: str) -> None:
+        self.lines = text.splitlines()
+
+    def __call__(self, table: str, key: str | None = None) -> tuple[int, int]:
+        header = re.compile(rf"^\s*\[\s*{re.escape(table)}\s*\]")
+        start = next((i for i, line in enumerate(self.lines) if header.match(line)), None)
+        if start is None:
+            return 1, 1
+        if key is None:
+            return start + 1, self.lines[start].index("[") + 1
+        wanted = re.compile(rf'^(\s*)(?:"{re.escape(key)}"|{re.escape(key)})\s*=')
+        for i in range(start + 1, len(self.lines)):
+            line = self.lines[i]
+            if line.lstrip().startswith("["):
+                break
+            found = wanted.match(line)
+            if found:
+                return i + 1, len(found.group(1)) + 1
+        return start + 1, 1
+
+
+def _problem(
+    out: list[Diagnostic], message: str, hint: str = "", *, at: tuple[int, int] = (1, 1)
+) -> None:
+    out.append(
+        dx.make("field-value", message, path=CONFIG_FILE, hint=hint, line=at[0], column=at[1])
+    )
+
+
+def _defaults(table: Any, out: list[Diagnostic], locate: _Locator) -> AgentProfile:
     fields: dict[str, Any] = {}
     if not isinstance(table, dict):
-        _problem(out, "[defaults] must be a table")
+        _problem(out, "[defaults] must be a table", at=locate("defaults"))
         return _base_defaults()
     for key, value in table.items():
         if key == "runtime":
@@ -131,12 +173,15 @@ def _defaults(table: Any, out: list[Diagnostic]) -> AgentProfile:
                     out,
                     f"[defaults] runtime {value!r} is not one of "
                     + ", ".join(r.value for r in Runtime),
+                    at=locate("defaults", key),
                 )
         elif key in ("model", "provider"):
             if isinstance(value, str) and value.strip():
                 fields[key] = value.strip()
             else:
-                _problem(out, f"[defaults] {key} must be a non-empty string")
+                _problem(
+                    out, f"[defaults] {key} must be a non-empty string", at=locate("defaults", key)
+                )
         elif key == "permission_mode":
             if value in PERMISSION_MODES:
                 fields[key] = value
@@ -145,17 +190,24 @@ def _defaults(table: Any, out: list[Diagnostic]) -> AgentProfile:
                     out,
                     f"[defaults] permission_mode {value!r} is not one of "
                     + ", ".join(PERMISSION_MODES),
+                    at=locate("defaults", key),
                 )
         elif key in ("allowed_tools", "denied_tools"):
             if isinstance(value, list) and all(isinstance(v, str) and v for v in value):
                 fields[key] = tuple(value)
             else:
-                _problem(out, f"[defaults] {key} must be a list of tool names")
+                _problem(
+                    out,
+                    f"[defaults] {key} must be a list of tool names",
+                    at=locate("defaults", key),
+                )
         elif key in ("max_turns", "max_tokens_per_task"):
             if isinstance(value, int) and not isinstance(value, bool) and value > 0:
                 fields[key] = value
             else:
-                _problem(out, f"[defaults] {key} must be a positive integer")
+                _problem(
+                    out, f"[defaults] {key} must be a positive integer", at=locate("defaults", key)
+                )
         else:
             out.append(
                 dx.make(
@@ -163,15 +215,21 @@ def _defaults(table: Any, out: list[Diagnostic]) -> AgentProfile:
                     f"unknown key {key!r} in [defaults]",
                     path=CONFIG_FILE,
                     hint=did_you_mean(key, DEFAULT_KEYS),
+                    line=locate("defaults", key)[0],
+                    column=locate("defaults", key)[1],
                 )
             )
     base = _base_defaults()
     return msgspec.structs.replace(base, **fields, fields_set=frozenset(fields))
 
 
-def _embedded(table: Any, out: list[Diagnostic]) -> EmbeddedServer:
+def _embedded(table: Any, out: list[Diagnostic], locate: _Locator) -> EmbeddedServer:
     if not isinstance(table, dict):
-        _problem(out, "[embedded_server] must be a table")
+        _problem(
+            out,
+            "[embedded_server] must be a table",
+            at=locate("embedded_server"),
+        )
         return EmbeddedServer()
     fields: dict[str, Any] = {}
     for key, value in table.items():
@@ -180,17 +238,27 @@ def _embedded(table: Any, out: list[Diagnostic]) -> EmbeddedServer:
             if problem is None:
                 fields["name"] = value
             else:
-                _problem(out, f"[embedded_server] name {problem}")
+                _problem(
+                    out, f"[embedded_server] name {problem}", at=locate("embedded_server", key)
+                )
         elif key == "url":
             if isinstance(value, str) and value.startswith(("http://", "https://")):
                 fields["url"] = value
             else:
-                _problem(out, "[embedded_server] url must be an http(s) URL")
+                _problem(
+                    out,
+                    "[embedded_server] url must be an http(s) URL",
+                    at=locate("embedded_server", key),
+                )
         elif key == "inject":
             if isinstance(value, bool):
                 fields["inject"] = value
             else:
-                _problem(out, "[embedded_server] inject must be true or false")
+                _problem(
+                    out,
+                    "[embedded_server] inject must be true or false",
+                    at=locate("embedded_server", key),
+                )
         else:
             out.append(
                 dx.make(
@@ -198,6 +266,8 @@ def _embedded(table: Any, out: list[Diagnostic]) -> EmbeddedServer:
                     f"unknown key {key!r} in [embedded_server]",
                     path=CONFIG_FILE,
                     hint=did_you_mean(key, SERVER_KEYS),
+                    line=locate("embedded_server", key)[0],
+                    column=locate("embedded_server", key)[1],
                 )
             )
     return EmbeddedServer(**fields)

@@ -4,33 +4,39 @@ Seed 001 wants resolution to be "a pure dict lookup", and the system it comes fr
 five queries per launch. The index holds system profiles, project overrides, the MCP
 registry, projects' default profiles and tasks' profile ids in dicts, and memoises each
 effective profile (the merged ``extends`` chain, the override, the defaults) the first time
-it is asked for. Sync calls :meth:`ProfileIndex.apply` with what changed; the memo is then
-dropped, since one file can feed many effective profiles through ``extends``.
+it is asked for, together with the MCP servers its names resolve to in that scope. Launch
+specs built from it are memoised here too (``specs``, see ``launch.build_cached``), so a warm
+resolution plus launch spec is a handful of dict lookups (issue 4, item 8). Sync calls
+:meth:`ProfileIndex.apply` with what changed; every memo is then dropped, since one file can
+feed many effective profiles through ``extends``.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterable
-from typing import NamedTuple
+from collections.abc import Hashable, Iterable
+from typing import Any, NamedTuple
 
 from agent_roster.model.mcp import McpServer, Transport
 from agent_roster.model.profile import AgentProfile
 from agent_roster.resolve.config import RosterConfig
-from agent_roster.resolve.merge import Origins, origins_of, overlay, with_defaults
+from agent_roster.resolve.merge import Origin, Origins, origins_of, overlay, with_defaults
 
 log = logging.getLogger(__name__)
 
 
 class Effective(NamedTuple):
-    """A profile as it applies in one scope, with the origin of every field."""
+    """A profile as it applies in one scope, with the origin of every field, and the MCP
+    servers its names resolve to in that scope (project first); ``warnings`` covers both the
+    ``extends`` chain and names missing from the registry."""
 
     profile: AgentProfile
     origins: Origins
     warnings: tuple[str, ...]
     has_override: bool
     has_system: bool
+    servers: tuple[McpServer, ...] = ()
 
 
 class ProfileIndex:
@@ -54,6 +60,9 @@ class ProfileIndex:
         #: task id → (project id, profile id)
         self.task_profiles: dict[str, tuple[str, str | None]] = dict(task_profiles or {})
         self._memo: dict[tuple[str | None, str], Effective | None] = {}
+        self._default: Effective | None = None
+        #: Memo for values derived from effective profiles (launch specs); dropped by apply.
+        self.specs: dict[Hashable, Any] = {}
         self._lock = threading.Lock()
         self.apply(profiles=profiles, servers=servers)
 
@@ -83,6 +92,7 @@ class ProfileIndex:
             for name, project in removed_servers:
                 self.servers.pop((project, name), None)
             self._memo = {}
+            self.specs = {}
 
     # -- lookups --------------------------------------------------------------------------------
     def exists(self, profile_id: str, project: str | None = None) -> bool:
@@ -121,6 +131,37 @@ class ProfileIndex:
         memo[key] = result
         return result
 
+    def default(self) -> Effective:
+        """The system default: roster.toml's [defaults], every field's origin that file."""
+        found = self._default
+        if found is None:
+            defaults = self.config.defaults
+            # Fill an empty profile, so every field gets the origin with_defaults gives it.
+            empty = AgentProfile(id=defaults.id, name=defaults.name, source=defaults.source)
+            origins = {"id": Origin(defaults.source, "[defaults]")}
+            profile, origins = with_defaults(empty, origins, defaults)
+            found = self._default = Effective(profile, origins, (), False, False)
+        return found
+
+    def servers_for(
+        self, profile: AgentProfile, project: str | None
+    ) -> tuple[tuple[McpServer, ...], list[str]]:
+        """The registry entries ``profile``'s MCP server names resolve to in ``project``,
+        and a warning for each name that resolves to nothing (that server is left out)."""
+        servers: list[McpServer] = []
+        warnings: list[str] = []
+        for name in profile.mcp_servers:
+            server = self.server(name, project)
+            if server is None:
+                warnings.append(
+                    f"MCP server {name!r} is not in the registry"
+                    + (f" of project {project!r} or the system" if project else "")
+                    + "; it is left out"
+                )
+            else:
+                servers.append(server)
+        return tuple(servers), warnings
+
     def _build(self, profile_id: str, project: str | None) -> Effective | None:
         warnings: list[str] = []
         base = self._system_chain(profile_id, warnings)
@@ -135,7 +176,16 @@ class ProfileIndex:
             assert override is not None
             profile, origins = override, origins_of(override)
         profile, origins = with_defaults(profile, origins, self.config.defaults)
-        return Effective(profile, origins, tuple(warnings), override is not None, base is not None)
+        servers, missing = self.servers_for(profile, project)
+        warnings.extend(missing)
+        return Effective(
+            profile,
+            origins,
+            tuple(warnings),
+            override is not None,
+            base is not None,
+            servers,
+        )
 
     def _system_chain(
         self, profile_id: str, warnings: list[str]

@@ -17,10 +17,13 @@ import json
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from agent_roster.known_tools import split_mcp_name
 from agent_roster.model.mcp import McpServer, Transport
 from agent_roster.model.profile import AgentProfile, Runtime
+from agent_roster.redact import redact_mapping
 from agent_roster.resolve import tools
 from agent_roster.resolve.cascade import Resolution
+from agent_roster.resolve.index import ProfileIndex
 
 ROLE_HEADING = "## Agent Role Instructions"
 
@@ -33,6 +36,9 @@ CLAUDE_PERMISSION_MODES = {
     "auto": "auto",
     "full": "bypassPermissions",
 }
+
+#: Set in a claude_sdk launch's environment when the profile names a model: keep it as is.
+CLAUDE_KEEP_MODEL = "CLAUDE_CODE_DISABLE_LEGACY_MODEL_REMAP"
 
 #: Our permission modes → acpx's permission policy flag (ACP asks the client per request).
 ACPX_PERMISSION_FLAGS = {
@@ -70,11 +76,27 @@ class LaunchSpec(NamedTuple):
             "runtime": self.runtime,
             "argv": [*self.argv, "<prompt>"] if self.argv else [],
             "env": self.env,
-            "files": {path: json.loads(text) for path, text in self.files.items()},
+            "files": {path: _redacted(json.loads(text)) for path, text in self.files.items()},
             "system_prompt": self.system_prompt,
             "tools": list(self.tools),
             "notes": list(self.notes),
         }
+
+
+def _redacted(config: Any) -> Any:
+    """An MCP config for display: secret-looking env and header values masked (the file
+    written for the launch keeps them; ``${VAR}`` references are shown as they are)."""
+    servers = config.get("mcpServers") if isinstance(config, dict) else None
+    if not isinstance(servers, dict):
+        return config
+    shown: dict[str, Any] = {}
+    for name, entry in servers.items():
+        entry = dict(entry)
+        for key in ("env", "headers"):
+            if isinstance(entry.get(key), dict):
+                entry[key] = redact_mapping(entry[key])
+        shown[name] = entry
+    return {**config, "mcpServers": shown}
 
 
 def role_instructions(profile: AgentProfile) -> str:
@@ -111,6 +133,27 @@ def claude_mcp_config(resolution: Resolution, embedded: McpServer, inject: bool)
     return {"mcpServers": servers}
 
 
+def build_cached(index: ProfileIndex, resolution: Resolution, state_dir: Path) -> LaunchSpec:
+    """:func:`build` for a resolution made from ``index``, memoised in the index per scope,
+    profile and state folder until the next :meth:`ProfileIndex.apply`. The spec depends on
+    nothing else (not the task, nor the cascade level), and a hit is checked against the
+    very effective profile object it was built from. The spec is shared: do not mutate it."""
+    key = (resolution.project, resolution.profile_id, state_dir)
+    specs = index.specs
+    hit = specs.get(key)
+    if hit is not None and hit[0] is resolution.profile:
+        spec: LaunchSpec = hit[1]
+        return spec
+    spec = build(
+        resolution,
+        embedded=index.embedded_server(),
+        inject=index.config.embedded.inject,
+        state_dir=state_dir,
+    )
+    specs[key] = (resolution.profile, spec)
+    return spec
+
+
 def build(
     resolution: Resolution, *, embedded: McpServer, inject: bool, state_dir: Path
 ) -> LaunchSpec:
@@ -128,20 +171,51 @@ def _claude(
 ) -> LaunchSpec:
     profile = resolution.profile
     notes: list[str] = []
+    env: dict[str, str] = {}
     argv = ["claude", "-p"]
     if profile.model:
         argv += ["--model", profile.model]
+        # Claude Code swaps legacy model ids for the newest of their family (and says so on
+        # stderr); the profile names the model it wants, so that is the one launched.
+        env[CLAUDE_KEEP_MODEL] = "1"
     if profile.permission_mode:
-        argv += ["--permission-mode", CLAUDE_PERMISSION_MODES[profile.permission_mode]]
+        mode = CLAUDE_PERMISSION_MODES[profile.permission_mode]
+        argv += ["--permission-mode", mode]
         if profile.permission_mode == "full":
             notes.append("permission_mode 'full' is passed as 'bypassPermissions'")
+        if mode == "bypassPermissions":
+            notes.append(
+                "Claude Code refuses bypassPermissions when run as root unless IS_SANDBOX=1 "
+                "is set; set it only inside a real sandbox"
+            )
     allowed = tools.for_claude(profile.allowed_tools, embedded.name)
     denied = tools.for_claude(profile.denied_tools, embedded.name)
+    for name in dict.fromkeys([*allowed, *denied]):
+        if name.split("(", 1)[0] in tools.RETIRED_CLAUDE_TOOLS:
+            kept = "denying it is kept for older CLIs" if name in denied else "it grants nothing"
+            notes.append(f"{name!r} is no longer a Claude Code tool; {kept}")
     if allowed:
         argv += ["--allowed-tools", *allowed]
     if denied:
         argv += ["--disallowed-tools", *denied]
     config = claude_mcp_config(resolution, embedded, inject)
+    attached = config["mcpServers"]
+    unreachable: dict[str, None] = {}
+    for tool in allowed:
+        split = split_mcp_name(tool)
+        if split is not None and split[0] not in attached:
+            unreachable[split[0]] = None
+    for server_name in unreachable:
+        if server_name != embedded.name:
+            why = "the profile's MCP Servers do not list it"
+        elif not embedded.url:
+            why = "roster.toml's [embedded_server] has no url"
+        else:
+            why = "[embedded_server] inject is off and the profile's MCP Servers do not list it"
+        notes.append(
+            f"tools of MCP server {server_name!r} are allowed but the server is not attached "
+            f"({why}), so the agent cannot call them"
+        )
     text = json.dumps(config, indent=2, sort_keys=True) + "\n"
     digest = hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
     name = (
@@ -167,7 +241,7 @@ def _claude(
     return LaunchSpec(
         Runtime.CLAUDE_SDK.value,
         tuple(argv),
-        {},
+        env,
         {path: text},
         system_prompt,
         tuple(allowed),
@@ -211,11 +285,11 @@ def _acpx(resolution: Resolution) -> LaunchSpec:
 
 def _supervisor(resolution: Resolution) -> LaunchSpec:
     profile = resolution.profile
-    surface = tools.for_supervisor(profile.allowed_tools)
+    surface = tools.for_supervisor(profile.allowed_tools, profile.denied_tools)
     notes = [
         f"tool {name!r} is not an embedded command; the supervisor cannot call it"
         for name in profile.allowed_tools
-        if name not in surface
+        if name not in surface and name not in profile.denied_tools
     ]
     return LaunchSpec(
         Runtime.SUPERVISOR.value,

@@ -37,6 +37,9 @@ class Origin(NamedTuple):
 
 Origins = dict[str, Origin]
 
+#: The origin of a default that roster.toml does not set (the runtime: claude_sdk).
+BUILT_IN = Origin("(built-in)", "default")
+
 FRONTMATTER = ("name", "description", "tags", "extends")
 CONFIG = (
     "model",
@@ -80,10 +83,18 @@ def section_of(field: str) -> str:
     return "Install"
 
 
+def set_fields(profile: AgentProfile) -> frozenset[str]:
+    """What ``profile``'s file sets. The parser keeps unknown frontmatter keys in ``metadata``
+    without naming it in ``fields_set``, so a non-empty ``metadata`` counts as set here."""
+    if profile.metadata and "metadata" not in profile.fields_set:
+        return profile.fields_set | {"metadata"}
+    return profile.fields_set
+
+
 def origins_of(profile: AgentProfile) -> Origins:
     """The origins of everything ``profile`` sets itself."""
     found: Origins = {}
-    for field in profile.fields_set:
+    for field in set_fields(profile):
         if field == "sections":
             continue
         if field in MAPPINGS:
@@ -107,7 +118,8 @@ def overlay(
     """``top`` merged over ``base``; returns the result and the merged origins."""
     changes: dict[str, Any] = {}
     origins = dict(base_origins)
-    for field in top.fields_set:
+    top_set = set_fields(top)
+    for field in top_set:
         if field in REPLACED:
             changes[field] = getattr(top, field)
             origins[field] = Origin(top.source, section_of(field))
@@ -119,7 +131,7 @@ def overlay(
             changes[field] = merged
     install = {k: getattr(base.install, k) for k in INSTALL_KEYS}
     for key in INSTALL_KEYS:
-        if f"install.{key}" in top.fields_set:
+        if f"install.{key}" in top_set:
             install[key] = getattr(top.install, key)
             origins[f"install.{key}"] = Origin(top.source, "Install")
     changes["install"] = InstallManifest(**install)
@@ -136,14 +148,15 @@ def overlay(
     origins["id"] = Origin(top.source, "path")
     changes["project"] = top.project
     changes["source"] = top.source
-    changes["fields_set"] = base.fields_set | top.fields_set
+    changes["fields_set"] = set_fields(base) | top_set
     return msgspec.structs.replace(base, **changes), origins
 
 
 def with_defaults(
     profile: AgentProfile, origins: Origins, defaults: AgentProfile
 ) -> tuple[AgentProfile, Origins]:
-    """Fill empty fields from roster.toml's [defaults] (seed 001: empty falls through)."""
+    """Fill empty fields from roster.toml's [defaults] (seed 001: empty falls through). A
+    value roster.toml does not set is the built-in default, and its origin says so."""
     changes: dict[str, Any] = {}
     merged = dict(origins)
     for field in DEFAULTABLE:
@@ -151,7 +164,9 @@ def with_defaults(
         fallback = getattr(defaults, field)
         if current in ("", None, ()) and fallback not in ("", None, ()):
             changes[field] = fallback
-            merged[field] = Origin(defaults.source, "[defaults]")
+            merged[field] = (
+                Origin(defaults.source, "[defaults]") if field in defaults.fields_set else BUILT_IN
+            )
     if not changes:
         return profile, merged
     return msgspec.structs.replace(profile, **changes), merged

@@ -15,6 +15,13 @@ from collections.abc import Iterable
 from agent_roster.commands.catalog import EMBEDDED_COMMANDS
 from agent_roster.known_tools import CLAUDE_BUILTIN_TOOLS
 
+#: Built-in names Claude Code has dropped (checked against 2.1.197, whose deny rules for them
+#: print "matches no known tool"). A deny rule for one is still passed: an older CLI may have
+#: the tool, and dropping the rule there would grant it. Launch specs note each one.
+RETIRED_CLAUDE_TOOLS: frozenset[str] = frozenset(
+    {"LS", "MultiEdit", "NotebookRead", "SlashCommand", "TodoRead"}
+)
+
 
 def for_claude(names: Iterable[str], embedded: str) -> list[str]:
     """Canonical (bare) names → the names Claude Code's --allowed-tools understands."""
@@ -32,7 +39,9 @@ def for_claude(names: Iterable[str], embedded: str) -> list[str]:
     return result
 
 
-def for_supervisor(names: Iterable[str]) -> list[str]:
+def for_supervisor(names: Iterable[str], denied: Iterable[str] = ()) -> list[str]:
     """The supervisor matches bare names against the embedded registry directly; anything
-    else (Claude built-ins, other servers' tools) does not exist in-process."""
-    return [name for name in names if name in EMBEDDED_COMMANDS]
+    else (Claude built-ins, other servers' tools) does not exist in-process. It has no
+    deny list of its own, so a denied name is taken out of the surface here."""
+    refused = set(denied)
+    return [name for name in names if name in EMBEDDED_COMMANDS and name not in refused]

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
-from sqlalchemy import Connection, Select, delete, func, select
+from sqlalchemy import Connection, delete, func, select
 
 from agent_roster.store.common import batched
 from agent_roster.store.tables import sync_files as t

@@ -67,6 +67,8 @@ class SyncReport(NamedTuple):
     starter_files: tuple[str, ...]
     events: tuple[SyncEvent, ...]
     seconds: float
+    #: Files whose current content does not parse (found now or in an earlier sync).
+    failing: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         data = self._asdict()
@@ -152,8 +154,12 @@ class SyncEngine:
         ]
         outcomes = self._process(changed, states, present_servers)
         report = self._write(outcomes, gone, prune)
+        failing = sum(1 for state in states.values() if state.status == FAILED)
         return report._replace(
-            scanned=len(scanned), unchanged=unchanged, seconds=time.perf_counter() - started
+            scanned=len(scanned),
+            unchanged=unchanged,
+            seconds=time.perf_counter() - started,
+            failing=failing,
         )
 
     # -- reading and parsing --------------------------------------------------------------------
@@ -338,6 +344,7 @@ class SyncEngine:
             path=state.path,
             diagnostics=found,
             message=message,
+            at=time.time(),  # subscribers see the same time the stored copy keeps
         )
 
     # -- writing --------------------------------------------------------------------------------
@@ -445,6 +452,7 @@ class SyncEngine:
                     entry_id=ident,
                     project=project,
                     message="deleted from the database by --prune",
+                    at=at,
                 )
                 for kind, keys in ((PROFILE, removed_profiles), (SERVER, removed_servers))
                 for ident, project in keys
