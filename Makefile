@@ -29,7 +29,9 @@ test: setup-dev
 	$(BIN)/python -m pytest
 
 bench: setup-dev
-	$(BIN)/python bench/parse.py
+	-$(BIN)/python bench/parse.py
+	-$(BIN)/python bench/sync.py
+	-$(BIN)/python bench/resolve.py
 
 schema: setup-dev
 	$(BIN)/roster schema --out schemas

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
-from types import ModuleType
 from pathlib import Path
+from types import ModuleType
 
 from agent_roster.diagnostics import CODES
 

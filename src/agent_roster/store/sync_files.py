@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 from sqlalchemy import Connection, delete, func, select
 
-from agent_roster.store.common import batched
+from agent_roster.store.common import batched, bulk_upsert
 from agent_roster.store.tables import sync_files as t
 
 OK = "ok"
@@ -46,11 +46,11 @@ def load_all(conn: Connection) -> dict[str, FileState]:
 
 
 def upsert_many(conn: Connection, states: Iterable[FileState], *, at: float) -> int:
-    """Insert or replace file states (delete + insert keeps this portable across backends)."""
+    """Insert or replace file states (one compiled INSERT ... ON CONFLICT, executemany)."""
+    write = bulk_upsert(conn, t, ["path"], keep=[])
     count = 0
-    for chunk in batched(list(states), 500):
-        conn.execute(delete(t).where(t.c.path.in_([s.path for s in chunk])))
-        conn.execute(t.insert(), [{**s._asdict(), "updated_at": at} for s in chunk])
+    for chunk in batched(list(states), 2000):
+        write([{**s._asdict(), "updated_at": at} for s in chunk])
         count += len(chunk)
     return count
 

@@ -41,7 +41,7 @@ from agent_roster.store.profiles import SyncedProfile
 from agent_roster.store.sync_files import FAILED, MISSING, OK, FileState
 from agent_roster.store.tables import agent_profiles
 from agent_roster.sync.bus import EventBus
-from agent_roster.sync.knowledge import copy_starter_knowledge
+from agent_roster.sync.knowledge import available_packs, copy_starter_knowledge
 from agent_roster.vault.loader import read_bytes
 from agent_roster.vault.mcp_parser import parse_mcp_server
 from agent_roster.vault.paths import EntryKind, ScannedFile, VaultLayout, classify
@@ -112,6 +112,7 @@ class SyncEngine:
         self.batch_size = batch_size
         self.copy_starter = copy_starter
         self._states: dict[str, FileState] | None = None
+        self._failing: int | None = None
 
     # -- public -------------------------------------------------------------------------------
     def sync(self, paths: Iterable[str] | None = None, *, prune: bool = False) -> SyncReport:
@@ -130,7 +131,7 @@ class SyncEngine:
         unchanged = 0
         for item in scanned:
             try:
-                stat = os.stat(item.path)
+                stat = item.stat or os.stat(item.path)
             except OSError:
                 continue
             rel = item.entry.rel_path
@@ -147,14 +148,15 @@ class SyncEngine:
                 unchanged += 1
                 continue
             changed.append((item, stat))
-        gone = [
-            s
-            for p, s in states.items()
-            if s.status != MISSING and p not in present and (wanted is None or p in wanted)
-        ]
+        # A path-limited sync (the watcher's) looks only at its own paths: a pass over every
+        # known file per edit would grow with the vault.
+        candidates = (
+            states.items() if wanted is None else ((p, states[p]) for p in wanted if p in states)
+        )
+        gone = [s for p, s in candidates if s.status != MISSING and p not in present]
         outcomes = self._process(changed, states, present_servers)
         report = self._write(outcomes, gone, prune)
-        failing = sum(1 for state in states.values() if state.status == FAILED)
+        failing = self._failing_count(states, report)
         return report._replace(
             scanned=len(scanned),
             unchanged=unchanged,
@@ -162,11 +164,24 @@ class SyncEngine:
             failing=failing,
         )
 
+    def _failing_count(self, states: dict[str, FileState], report: SyncReport) -> int:
+        """Files currently failing; recounted only when this sync could have changed it."""
+        if (
+            self._failing is None
+            or report.written
+            or report.failed
+            or report.recovered
+            or (report.deleted or report.pruned)
+        ):
+            self._failing = sum(1 for state in states.values() if state.status == FAILED)
+        return self._failing
+
     # -- reading and parsing --------------------------------------------------------------------
     def _load_states(self, *, reload: bool) -> dict[str, FileState]:
         if self._states is None or reload:
             with self.store.transaction() as conn:
                 self._states = sync_files.load_all(conn)
+            self._failing = None
         return self._states
 
     def _scanned(self, rel: str) -> ScannedFile:
@@ -393,9 +408,11 @@ class SyncEngine:
             recorded.extend(self._mark_gone(gone, at))
         pruned = self._prune(at, recorded) if prune else 0
         starter: list[str] = []
-        if self.copy_starter:
+        if self.copy_starter and first_profiles:
+            packs = available_packs(self.layout)
             for profile_id in first_profiles:
-                starter.extend(copy_starter_knowledge(self.layout, profile_id))
+                if profile_id in packs:
+                    starter.extend(copy_starter_knowledge(self.layout, profile_id))
         for event in recorded:
             self._log(event)
             self.bus.publish(event)

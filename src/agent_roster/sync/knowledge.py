@@ -8,10 +8,21 @@ vault is read or written.
 
 from __future__ import annotations
 
-from agent_roster.vault.paths import VaultLayout, segment_problem
+import os
+
+from agent_roster.vault.paths import KNOWLEDGE, TEMPLATES, VaultLayout, segment_problem
 from agent_roster.vault.writer import atomic_write
 
 STARTER_TAG = "#starter"
+
+
+def available_packs(layout: VaultLayout) -> set[str]:
+    """The agent types that have a starter pack (listed once per sync, not once per file)."""
+    folder = layout.root / TEMPLATES / KNOWLEDGE
+    try:
+        return {entry.name for entry in os.scandir(folder) if entry.is_dir()}
+    except OSError:
+        return set()
 
 
 def copy_starter_knowledge(layout: VaultLayout, profile_id: str) -> list[str]:

@@ -188,6 +188,8 @@ class ScannedFile(NamedTuple):
     entry: VaultEntry
     path: Path
     escapes: bool
+    #: The file's stat when the scan already has it (saves sync a second system call).
+    stat: os.stat_result | None = None
 
 
 class _Scanner:
@@ -215,9 +217,10 @@ class _Scanner:
         for ident, dir_escapes in self.subdirs(agent_types, escapes):
             path = f"{folder}{os.sep}{ident}{os.sep}{PROFILE_FILE}"
             try:
-                mode = os.lstat(path).st_mode
+                info = os.lstat(path)
             except OSError:
                 continue
+            mode = info.st_mode
             is_link = stat.S_ISLNK(mode)
             if is_link:
                 if not os.path.isfile(path):
@@ -227,7 +230,7 @@ class _Scanner:
             file_escapes = dir_escapes or (is_link and self._escapes(path))
             rel = f"{prefix}{AGENT_TYPES}/{ident}/{PROFILE_FILE}"
             entry = VaultEntry(EntryKind.PROFILE, ident, project, rel)
-            yield ScannedFile(entry, Path(path), file_escapes)
+            yield ScannedFile(entry, Path(path), file_escapes, None if is_link else info)
 
     def subdirs(self, folder: Path, escapes: bool) -> list[tuple[str, bool]]:
         found = []
