@@ -30,6 +30,7 @@ from sqlalchemy import Connection, select
 from agent_roster import diagnostics as dx
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.known_tools import DEFAULT_EMBEDDED_SERVER, KnownTools
+from agent_roster.resolve.index import ProfileIndex
 from agent_roster.store import events as event_rows
 from agent_roster.store import mcp as server_rows
 from agent_roster.store import profiles as profile_rows
@@ -104,6 +105,7 @@ class SyncEngine:
         embedded: str = DEFAULT_EMBEDDED_SERVER,
         batch_size: int = 2000,
         copy_starter: bool = True,
+        index: ProfileIndex | None = None,
     ) -> None:
         self.store = store
         self.layout = VaultLayout(vault)
@@ -113,6 +115,8 @@ class SyncEngine:
         self.copy_starter = copy_starter
         self._states: dict[str, FileState] | None = None
         self._failing: int | None = None
+        #: The resolution index this sync keeps current (issue 4: lookups come from memory).
+        self.index = index
 
     # -- public -------------------------------------------------------------------------------
     def sync(self, paths: Iterable[str] | None = None, *, prune: bool = False) -> SyncReport:
@@ -392,6 +396,10 @@ class SyncEngine:
                 sync_files.upsert_many(conn, [o.state for o in batch], at=at)
                 if batch_events:
                     event_rows.record_many(conn, batch_events, at=at)
+            if self.index is not None and (profiles or servers):
+                self.index.apply(
+                    profiles=[p.profile for p in profiles], servers=[s.server for s in servers]
+                )
             for outcome in batch:
                 self._states[outcome.state.path] = outcome.state
                 new = outcome.first_time or (
@@ -453,6 +461,12 @@ class SyncEngine:
             event_rows.record_many(conn, events, at=at)
         for state in missing:
             self._states[state.path] = state
+        if self.index is not None:
+            # A missing file stops resolving (issue 3, item 3).
+            self.index.apply(
+                removed_profiles=[(s.entry_id, s.project) for s in gone if s.entry_kind == PROFILE],
+                removed_servers=[(s.entry_id, s.project) for s in gone if s.entry_kind == SERVER],
+            )
         return events
 
     def _prune(self, at: float, recorded: list[SyncEvent]) -> int:
