@@ -1210,16 +1210,11 @@ def _secs(value: float) -> str:
 def main(argv: list[str] | None = None) -> int:
     """CLI entry point."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    parser.add_argument(
-        "--vault",
-        metavar="DIR",
-        help="benchmark this vault (it gets edited); if DIR is missing or empty, generate into "
+    vaultgen.add_vault_arguments(
+        parser,
+        vault_help="benchmark this vault (it gets edited); if DIR is missing or empty, generate into "
         "it and keep it (default: a temporary generated vault)",
     )
-    parser.add_argument("--profiles", type=int, default=10_000)
-    parser.add_argument("--servers", type=int, default=200)
-    parser.add_argument("--projects", type=int, default=100)
-    parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
         "--db",
         default="sqlite",

@@ -641,3 +641,18 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def add_vault_arguments(parser: argparse.ArgumentParser, *, vault_help: str = "") -> None:
+    """The options every benchmark shares: which vault, or how to generate one."""
+    parser.add_argument(
+        "--vault",
+        metavar="DIR",
+        help=vault_help
+        or "benchmark this vault; if DIR is missing or empty, generate into it and keep it "
+        "(default: a temporary generated vault)",
+    )
+    parser.add_argument("--profiles", type=int, default=10_000)
+    parser.add_argument("--servers", type=int, default=200)
+    parser.add_argument("--projects", type=int, default=100)
+    parser.add_argument("--seed", type=int, default=1)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
-from sqlalchemy import Connection, delete, func, select
+from sqlalchemy import Connection, Select, delete, func, select
 
 from agent_roster.store.common import batched, bulk_upsert
 from agent_roster.store.tables import sync_files as t
@@ -27,21 +27,14 @@ class FileState(NamedTuple):
     diagnostics: str = "[]"
 
 
+def _states() -> Select[Any]:
+    """A query for whole FileState rows, columns in field order."""
+    return select(*(t.c[name] for name in FileState._fields))
+
+
 def load_all(conn: Connection) -> dict[str, FileState]:
     """Every known file, keyed by vault-relative path."""
-    rows = conn.execute(
-        select(
-            t.c.path,
-            t.c.entry_kind,
-            t.c.entry_id,
-            t.c.project,
-            t.c.mtime_ns,
-            t.c.size,
-            t.c.content_hash,
-            t.c.status,
-            t.c.diagnostics,
-        )
-    )
+    rows = conn.execute(_states())
     return {row[0]: FileState(*row) for row in rows}
 
 
@@ -64,21 +57,7 @@ def delete_many(conn: Connection, paths: Iterable[str]) -> int:
 
 def failing(conn: Connection) -> list[FileState]:
     """Files whose current content does not parse, by path."""
-    rows = conn.execute(
-        select(
-            t.c.path,
-            t.c.entry_kind,
-            t.c.entry_id,
-            t.c.project,
-            t.c.mtime_ns,
-            t.c.size,
-            t.c.content_hash,
-            t.c.status,
-            t.c.diagnostics,
-        )
-        .where(t.c.status == FAILED)
-        .order_by(t.c.path)
-    )
+    rows = conn.execute(_states().where(t.c.status == FAILED).order_by(t.c.path))
     return [FileState(*row) for row in rows]
 
 
