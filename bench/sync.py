@@ -1212,8 +1212,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     vaultgen.add_vault_arguments(
         parser,
-        vault_help="benchmark this vault (it gets edited); if DIR is missing or empty, generate into "
-        "it and keep it (default: a temporary generated vault)",
+        vault_help="benchmark this vault (it gets edited); if DIR is missing or empty, "
+        "generate into it and keep it (default: a temporary generated vault)",
     )
     parser.add_argument(
         "--db",
