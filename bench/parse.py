@@ -31,17 +31,14 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import gc
 import io
 import json
 import os
 import platform
 import pstats
 import re
-import statistics
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -54,6 +51,7 @@ from agent_roster.known_tools import KnownTools
 from agent_roster.vault.loader import VaultSnapshot, load_vault, server_names
 from agent_roster.vault.paths import EntryKind, VaultLayout
 from agent_roster.vault.profile_parser import parse_profile
+from benchkit import Timing, pin_one_core, timed
 
 BASELINE_RATE = 4_500  # the original system's parser, profiles/s (issue 2)
 TARGET_RATE = 15_000  # ours, profiles/s on one core
@@ -172,58 +170,6 @@ def ours_parse_only(inputs: list[ProfileInput], known: dict[str | None, KnownToo
 
 
 # --- measuring ------------------------------------------------------------------------------
-
-
-class Timing(NamedTuple):
-    label: str
-    runs: list[float]
-
-    @property
-    def best(self) -> float:
-        return min(self.runs)
-
-    @property
-    def median(self) -> float:
-        return statistics.median(self.runs)
-
-
-def timed(fn: Callable[[], object]) -> float:
-    """Seconds for one call, after a full collection so earlier garbage is not billed."""
-    gc.collect()
-    start = time.perf_counter()
-    fn()
-    return time.perf_counter() - start
-
-
-def _cpu_idle_ticks() -> dict[int, int]:
-    """Idle + iowait ticks per CPU from ``/proc/stat`` (empty where unavailable)."""
-    ticks: dict[int, int] = {}
-    try:
-        with open("/proc/stat", encoding="ascii") as handle:
-            for line in handle:
-                name, *fields = line.split()
-                if name.startswith("cpu") and name[3:].isdigit():
-                    ticks[int(name[3:])] = int(fields[3]) + int(fields[4])
-    except (OSError, ValueError, IndexError):
-        return {}
-    return ticks
-
-
-def pin_one_core() -> int | None:
-    """Pin this process to one CPU; None where unsupported.
-
-    The CPU chosen is the idlest of those allowed over a quarter of a second, so a busy
-    neighbour (another test run on a shared machine) does not sit on the same core."""
-    if not hasattr(os, "sched_setaffinity"):
-        return None
-    allowed = sorted(os.sched_getaffinity(0))
-    before = _cpu_idle_ticks()
-    time.sleep(0.25)
-    after = _cpu_idle_ticks()
-    idle = {cpu: after.get(cpu, 0) - before.get(cpu, 0) for cpu in allowed}
-    cpu = max(allowed, key=lambda c: (idle[c], -c))
-    os.sched_setaffinity(0, {cpu})
-    return cpu
 
 
 def profile_once(root: str, top: int) -> str:

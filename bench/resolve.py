@@ -36,13 +36,11 @@ import json
 import os
 import platform
 import random
-import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import msgspec
 
@@ -56,7 +54,7 @@ from agent_roster.resolve.index import ProfileIndex
 from agent_roster.store import Store, sqlite_url
 from agent_roster.store import projects as project_rows
 from agent_roster.store import tasks as task_rows
-from parse import pin_one_core
+from benchkit import Timing, pin_one_core, timed
 
 TARGET_RATE = 50_000  # warm resolutions + launch specs per second, 10,000 profiles
 TARGET_GROWTH = 1.5  # warm cost at 100,000 profiles / at 1,000, at most
@@ -73,28 +71,6 @@ url = "http://127.0.0.1:8765/mcp"
 """
 
 Tasks = dict[str, tuple[str, str | None]]
-
-
-class Timing(NamedTuple):
-    runs: list[float]
-
-    @property
-    def best(self) -> float:
-        return min(self.runs)
-
-    @property
-    def median(self) -> float:
-        return statistics.median(self.runs)
-
-
-def timed(fn: Callable[[], object]) -> float:
-    gc.collect()
-    start = time.perf_counter()
-    fn()
-    return time.perf_counter() - start
-
-
-# --- workload -------------------------------------------------------------------------------
 
 
 def draw_workload(
@@ -210,7 +186,7 @@ def warm_cold(
             resolve_launch(index, vault, task=tid)
 
     cold = timed(one_pass)
-    warm = Timing([timed(one_pass) for _ in range(reps)])
+    warm = Timing("warm", [timed(one_pass) for _ in range(reps)])
     return cold, warm, len(index.specs)
 
 
@@ -260,7 +236,7 @@ def measure(args: argparse.Namespace, root: Path, origin: str, work: Path) -> in
     sample = ids[: args.baseline_tasks]
     for tid in sample[:50]:
         original_launch(store, tid)  # warm the connection pool and SQLite's page cache
-    ours, baseline = Timing([]), Timing([])
+    ours, baseline = Timing("ours", []), Timing("baseline", [])
     for _ in range(args.reps):  # interleaved, so drift hits both alike
         ours.runs.append(timed(lambda: [resolve_launch(index, root, task=t) for t in ids]))
         baseline.runs.append(timed(lambda: [original_launch(store, t) for t in sample]))

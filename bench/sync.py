@@ -99,6 +99,7 @@ from agent_roster.sync.engine import SyncEngine, SyncReport, content_hash
 from agent_roster.vault.mcp_parser import parse_mcp_server
 from agent_roster.vault.paths import EntryKind, VaultLayout, classify
 from agent_roster.vault.profile_parser import parse_profile
+from benchkit import Timing, idlest_cpu
 
 TARGET_COLD_S = 2.0
 TARGET_NO_CHANGE_S = 0.3
@@ -185,39 +186,12 @@ def count_present(url: str) -> tuple[int, int]:
 # --- measuring helpers ----------------------------------------------------------------------
 
 
-class Timing(NamedTuple):
-    label: str
-    runs: list[float]
-
-    @property
-    def best(self) -> float:
-        return min(self.runs) if self.runs else math.nan
-
-    @property
-    def median(self) -> float:
-        return statistics.median(self.runs) if self.runs else math.nan
-
-
 def percentile(samples: list[float], pct: float) -> float:
     """Nearest-rank percentile: the smallest sample with ``pct`` % of all at or below it."""
     if not samples:
         return math.nan
     ordered = sorted(samples)
     return ordered[max(1, math.ceil(pct / 100 * len(ordered))) - 1]
-
-
-def _cpu_idle_ticks() -> dict[int, int]:
-    """Idle + iowait ticks per CPU from ``/proc/stat`` (empty where unavailable)."""
-    ticks: dict[int, int] = {}
-    try:
-        with open("/proc/stat", encoding="ascii") as handle:
-            for line in handle:
-                name, *fields = line.split()
-                if name.startswith("cpu") and name[3:].isdigit():
-                    ticks[int(name[3:])] = int(fields[3]) + int(fields[4])
-    except (OSError, ValueError, IndexError):
-        return {}
-    return ticks
 
 
 class Pinning:
@@ -230,11 +204,7 @@ class Pinning:
         if not enabled or not hasattr(os, "sched_setaffinity"):
             return
         self.allowed = set(os.sched_getaffinity(0))
-        before = _cpu_idle_ticks()
-        time.sleep(0.25)
-        after = _cpu_idle_ticks()
-        idle = {cpu: after.get(cpu, 0) - before.get(cpu, 0) for cpu in self.allowed}
-        self.cpu = max(sorted(self.allowed), key=lambda c: (idle[c], -c))
+        self.cpu = idlest_cpu(self.allowed)
         os.sched_setaffinity(0, {self.cpu})
 
     @contextmanager
