@@ -21,7 +21,6 @@ import logging
 import os
 import time
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any, NamedTuple
 
 import msgspec
@@ -508,10 +507,3 @@ def _system_profile_rows(conn: Connection, ids: list[str]) -> set[str]:
     """Which of the system profile ``ids`` have a row (present or missing)."""
     key = agent_profiles.c.key  # a system profile's key is its id
     return {row[0] for row in conn.execute(select(key).where(key.in_(ids)))}
-
-
-def default_vault_db(vault: Path) -> str:
-    """The default database URL for a vault (kept here so CLI code need not know it)."""
-    from agent_roster.store.engine import default_db_url
-
-    return default_db_url(vault)
