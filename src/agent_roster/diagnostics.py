@@ -96,6 +96,30 @@ CODES: dict[str, tuple[Severity, str]] = {
     "package-name-invalid": (E, "an install manifest names an invalid package"),
     "layout-unknown": (W, "a file sits where the vault layout expects nothing"),
     "path-outside-vault": (E, "a symlink leads outside the vault; the file is not read"),
+    # Harness files (codecs: discover, import, render)
+    "harness-invalid": (
+        E,
+        "the harness itself would refuse this file or value (its own error text is quoted)",
+    ),
+    "harness-field-unknown": (
+        E,
+        "a key the harness does not know; strict harnesses refuse the file, lenient ones ignore it (warning)",
+    ),
+    "harness-field-type": (E, "a harness field has a type or value the harness does not accept"),
+    "harness-name-invalid": (E, "an agent or server name breaks the harness's naming rules"),
+    "harness-shadowed": (
+        W,
+        "a definition the harness does not load because another layer or file wins",
+    ),
+    "harness-ignored": (W, "a file or key the harness reads but ignores"),
+    "render-unsupported": (
+        E,
+        "a profile or server cannot be written for the target harness without changing its meaning",
+    ),
+    "import-exists": (
+        E,
+        "the vault already has a file for this agent or server; --overwrite replaces it",
+    ),
 }
 
 

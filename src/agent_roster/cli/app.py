@@ -53,6 +53,7 @@ def cli(ctx: click.Context, vault: str | None, db: str | None) -> None:
 def _register() -> None:
     # Imported here, not at module top, so `import agent_roster.cli` stays cheap.
     from agent_roster.cli import (
+        harness_commands,
         profile_commands,
         registry_commands,
         resolve_commands,
@@ -64,6 +65,7 @@ def _register() -> None:
         sync_commands.register(cli)
         resolve_commands.register(cli)
         registry_commands.register(cli)
+        harness_commands.register(cli)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

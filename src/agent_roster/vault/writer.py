@@ -17,8 +17,14 @@ from agent_roster.errors import VaultError
 from agent_roster.vault.paths import VaultLayout
 
 
-def atomic_write(path: str | os.PathLike[str], content: str | bytes, *, mode: int = 0o644) -> None:
-    """Write ``content`` to ``path`` atomically (temp file, fsync, rename, fsync folder)."""
+def atomic_write(
+    path: str | os.PathLike[str], content: str | bytes, *, mode: int = 0o644, durable: bool = True
+) -> None:
+    """Write ``content`` to ``path`` atomically (temp file, fsync, rename, fsync folder).
+
+    ``durable=False`` skips both fsyncs: readers still see the old or the new file, never a
+    torn one, but a power cut may lose the write. Only for derived files that are rewritten
+    on demand (``roster render`` output), where 20,000 fsyncs would dominate the run."""
     target = Path(path)
     data = content.encode("utf-8") if isinstance(content, str) else content
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -27,14 +33,16 @@ def atomic_write(path: str | os.PathLike[str], content: str | bytes, *, mode: in
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
         os.chmod(tmp_name, mode)
         os.replace(tmp_name, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp_name)
         raise
-    _fsync_dir(target.parent)
+    if durable:
+        _fsync_dir(target.parent)
 
 
 def _fsync_dir(folder: Path) -> None:

@@ -1,0 +1,205 @@
+"""CLI adapters for the harness codecs: discover, import, render, can."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from agent_roster.cli import output
+from agent_roster.cli.app import EXIT_OK, EXIT_PROBLEMS, Settings, pass_settings
+
+
+def _harness_choice() -> click.Choice[str]:
+    from agent_roster.codecs import codec_names
+
+    return click.Choice(codec_names())
+
+
+def _print_losses(losses: tuple[object, ...]) -> None:
+    from agent_roster.codecs.base import Loss
+
+    for loss in losses:
+        assert isinstance(loss, Loss)
+        click.echo(f"{loss.outcome.value:<10} {loss.profile}: {loss.field}: {loss.detail}")
+
+
+@click.command()
+@click.option("--harness", required=True, type=_harness_choice(), help="The harness to ask.")
+@click.option("--workspace", metavar="DIR", help="Project folder [default: current folder].")
+@click.option("--home", metavar="DIR", help="User home folder [default: your home].")
+@click.option("--json", "as_json", is_flag=True, help="Print profiles and diagnostics as JSON.")
+def discover(harness: str, workspace: str | None, home: str | None, as_json: bool) -> int:
+    """The agents HARNESS would load from the workspace and home, by its own rules.
+
+    Exit 1 when the harness itself would refuse a file or the whole load."""
+    from agent_roster.commands.discover import discover_agents
+
+    found = discover_agents(harness, workspace=workspace, home=home)
+    if as_json:
+        output.emit_json(
+            {
+                "profiles": [p.to_json_dict() for p in found.profiles],
+                "diagnostics": [d.to_dict() for d in found.diagnostics],
+            }
+        )
+    else:
+        for profile in found.profiles:
+            click.echo(f"{profile.id:<24} {profile.source}")
+        output.print_diagnostics(found.diagnostics, "text", sys.stderr)
+        if found.refused:
+            click.echo(f"{harness} would refuse what the diagnostics name", err=True)
+    return EXIT_PROBLEMS if found.refused else EXIT_OK
+
+
+@click.command(name="import")
+@click.option("--from", "harness", required=True, type=_harness_choice(), help="The harness.")
+@click.option("--workspace", metavar="DIR", help="Project folder [default: current folder].")
+@click.option("--home", metavar="DIR", help="User home folder [default: your home].")
+@click.option("--project", metavar="PID", help="Import as this project's overrides.")
+@click.option("--overwrite", is_flag=True, help="Replace vault files that already exist.")
+@click.option("--dry-run", is_flag=True, help="Report what would be written; write nothing.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@pass_settings
+def import_(
+    settings: Settings,
+    harness: str,
+    workspace: str | None,
+    home: str | None,
+    project: str | None,
+    overwrite: bool,
+    dry_run: bool,
+    as_json: bool,
+) -> int:
+    """Write the agents a harness would load into the vault as profile.md files."""
+    from agent_roster.commands.discover import import_agents
+
+    report = import_agents(
+        settings.vault,
+        harness,
+        workspace=workspace,
+        home=home,
+        project=project,
+        overwrite=overwrite,
+        dry_run=dry_run,
+    )
+    if as_json:
+        output.emit_json(report.to_dict())
+    else:
+        verb = "would be " if dry_run else ""
+        for item in report.files:
+            click.echo(f"{verb}{item.status:<11} {item.kind:<10} {item.path}")
+        _print_losses(report.losses)
+        output.print_diagnostics(report.diagnostics, "text", sys.stderr)
+    return EXIT_OK if report.ok else EXIT_PROBLEMS
+
+
+@click.command()
+@click.option(
+    "--to",
+    "harnesses",
+    required=True,
+    multiple=True,
+    type=_harness_choice(),
+    help="Target harness (repeat for several).",
+)
+@click.option(
+    "--scope",
+    type=click.Choice(["project", "user"]),
+    default="project",
+    show_default=True,
+    help="Write the workspace's files or the user's (home) files.",
+)
+@click.option(
+    "--out",
+    metavar="DIR",
+    help="Workspace or home folder to write under [default: current folder / your home].",
+)
+@click.option("--project", metavar="PID", help="Render profiles as they apply in this project.")
+@click.option("--check", is_flag=True, help="Write nothing; exit 1 when files on disk differ.")
+@click.option("--dry-run", is_flag=True, help="Write nothing; print a diff of what would change.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.argument("ids", nargs=-1, metavar="[ID]...")
+@pass_settings
+def render(
+    settings: Settings,
+    harnesses: tuple[str, ...],
+    scope: str,
+    out: str | None,
+    project: str | None,
+    check: bool,
+    dry_run: bool,
+    as_json: bool,
+    ids: tuple[str, ...],
+) -> int:
+    """Write each profile (all, or the IDs named) as the harness's native files."""
+    from agent_roster.commands.harness import UNCHANGED, render_agents
+
+    report = render_agents(
+        settings.vault,
+        harnesses,
+        scope=scope,
+        out=out,
+        ids=ids,
+        project=project,
+        check=check,
+        dry_run=dry_run,
+    )
+    if as_json:
+        output.emit_json(report.to_dict())
+    else:
+        would = "would be " if check or dry_run else ""
+        for item in report.files:
+            if item.status != UNCHANGED:
+                click.echo(f"{would}{item.status:<9} {item.path}")
+            if item.diff:
+                click.echo(item.diff, nl=False)
+        unchanged = len(report.files) - len(report.changed)
+        if unchanged:
+            click.echo(f"{unchanged} file(s) unchanged")
+        _print_losses(report.losses)
+        output.print_diagnostics(report.diagnostics, "text", sys.stderr)
+        if check and report.changed:
+            click.echo(f"{len(report.changed)} file(s) differ from the vault", err=True)
+    return EXIT_OK if report.ok else EXIT_PROBLEMS
+
+
+@click.command()
+@click.argument("profile")
+@click.argument("tool")
+@click.argument("argument", required=False)
+@click.option("--project", metavar="PID", help="Apply this project's override.")
+@click.option("--json", "as_json", is_flag=True, help="Print the answer as JSON.")
+@pass_settings
+def can(
+    settings: Settings,
+    profile: str,
+    tool: str,
+    argument: str | None,
+    project: str | None,
+    as_json: bool,
+) -> int:
+    """Would PROFILE allow, ask for or deny TOOL (called with ARGUMENT)?
+
+    OpenCode's semantics: ordered rules, the last match wins, no match asks."""
+    from agent_roster.commands.can import can as can_command
+
+    answer = can_command(settings.vault, profile, tool, argument, project=project)
+    if as_json:
+        output.emit_json(answer.to_dict())
+        return EXIT_OK
+    decision = answer.decision
+    click.echo(decision.action.value)
+    if decision.rule is None:
+        click.echo(f"  no rule matches {answer.key} {answer.argument!r}: the default is ask")
+    else:
+        click.echo(
+            f"  rule {decision.position} ({decision.rule.source}): {decision.rule.text()}"
+            f" decided {answer.key} {answer.argument!r}"
+        )
+    return EXIT_OK
+
+
+def register(group: click.Group) -> None:
+    for command in (discover, import_, render, can):
+        group.add_command(command)

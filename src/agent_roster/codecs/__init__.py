@@ -1,0 +1,41 @@
+"""Harness codecs: one module per harness behind :class:`~agent_roster.codecs.base.Codec`.
+
+The registry is a plain mapping from codec name to the module that defines ``CODEC``;
+modules are imported on first use, so importing this package does no work.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from agent_roster.codecs.base import Codec
+from agent_roster.diagnostics import did_you_mean
+from agent_roster.errors import UsageError
+
+#: Every codec, by the name ``--harness``/``--from``/``--to`` take, in documentation order.
+CODEC_MODULES: dict[str, str] = {
+    "agh": "agent_roster.codecs.agh",
+    "defect": "agent_roster.codecs.defect",
+    "opencode": "agent_roster.codecs.opencode",
+    "claude": "agent_roster.codecs.claude",
+    "codex": "agent_roster.codecs.codex",
+    "gemini": "agent_roster.codecs.gemini",
+    "copilot": "agent_roster.codecs.copilot",
+    "cursor": "agent_roster.codecs.cursor",
+}
+
+
+def codec_names() -> tuple[str, ...]:
+    return tuple(CODEC_MODULES)
+
+
+def get_codec(name: str) -> Codec:
+    """The codec called ``name``; a :class:`UsageError` with a suggestion otherwise."""
+    module_name = CODEC_MODULES.get(name)
+    if module_name is None:
+        raise UsageError(
+            f"unknown harness {name!r}",
+            hint=did_you_mean(name, CODEC_MODULES) or "one of " + ", ".join(CODEC_MODULES),
+        )
+    codec: Codec = importlib.import_module(module_name).CODEC
+    return codec

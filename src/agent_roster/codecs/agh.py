@@ -1,0 +1,200 @@
+"""The AGH codec: ``.agh/agents/<name>/AGENT.md`` plus ``mcp.json`` and capability sidecars.
+
+AGH is strict (seed 002): unknown frontmatter keys (``description`` included) fail, the body
+is the required prompt, ``tools``/``deny_tools`` follow AGH's ToolID grammar, and one bad file
+makes AGH refuse the whole load. Discovery reproduces that; render validates every file with
+the same rules (``agh_rules``) before returning it. Mapping: docs/codecs/agh.md §8.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from agent_roster.codecs import agh_rules as rules
+from agent_roster.codecs.agh_read import (
+    SIDECAR,
+    AghFile,
+    read_agent,
+)
+from agent_roster.codecs.agh_render import render_profile
+from agent_roster.codecs.base import (
+    Discovery,
+    Loss,
+    LossOutcome,
+    NativeFile,
+    ReadExisting,
+    Rendering,
+    RenderRequest,
+    Roots,
+)
+from agent_roster.codecs.native_md import harness_diagnostic
+from agent_roster.codecs.prompt import split_prompt
+from agent_roster.diagnostics import Diagnostic
+from agent_roster.model.mcp import McpServer
+from agent_roster.model.profile import AgentProfile, PermissionRule, Runtime
+
+
+def _is_mcp_ref(value: str) -> bool:
+    parts = value.split("__")
+    return len(parts) == 3 and parts[0] == "mcp" and bool(parts[1]) and bool(parts[2])
+
+
+class AghCodec:
+    """AGH (``compozy/agh``): agent definitions AGH starts over ACP."""
+
+    name = "agh"
+    title = "AGH"
+    native_fields = frozenset({"id", "model", "agent_name", "mcp_servers", "prompt"})
+
+    # -- discover -------------------------------------------------------------------------
+
+    def discover(self, roots: Roots) -> Discovery:
+        """Workspace root first, global home second, first name wins; any invalid file
+        refuses the whole load (``LoadWorkspaceAgentDefs`` returns its error)."""
+        diagnostics: list[Diagnostic] = []
+        files: list[AghFile] = []
+        for agents_dir in (roots.workspace / rules.AGENTS_DIR, roots.home / rules.AGENTS_DIR):
+            if not agents_dir.is_dir():
+                continue
+            # os.ReadDir sorts by file name; AGH keeps the first agent of each name.
+            for entry in sorted(agents_dir.iterdir(), key=lambda p: p.name):
+                # DirEntry.IsDir in Go does not follow symlinks: a linked folder is skipped.
+                if entry.is_dir() and not entry.is_symlink():
+                    found = read_agent(entry, diagnostics)
+                    if found is not None:
+                        files.append(found)
+        if any(d.is_error for d in diagnostics):
+            return Discovery(diagnostics=tuple(diagnostics), refused=True)
+        profiles: list[AgentProfile] = []
+        servers: dict[str, McpServer] = {}
+        losses: list[Loss] = []
+        winners: dict[str, Path] = {}
+        for found in files:
+            name = str(found.data["name"]).strip()
+            if name in winners:
+                diagnostics.append(
+                    harness_diagnostic(
+                        "harness-shadowed",
+                        f"agent {name!r} is also defined in {winners[name]}, which AGH finds "
+                        "first (workspace before global home); this definition is not used",
+                        path=str(found.path),
+                        warning=True,
+                        hint="AGH does not merge definitions; delete or rename one of them",
+                    )
+                )
+                continue
+            winners[name] = found.path
+            profile = self._to_profile(found, servers, losses, diagnostics)
+            profiles.append(profile)
+        return Discovery(
+            profiles=tuple(profiles),
+            servers=tuple(servers.values()),
+            losses=tuple(losses),
+            diagnostics=tuple(diagnostics),
+        )
+
+    def _to_profile(
+        self,
+        found: AghFile,
+        servers: dict[str, McpServer],
+        losses: list[Loss],
+        diagnostics: list[Diagnostic],
+    ) -> AgentProfile:
+        data = found.data
+        pid = found.dir_name
+
+        def loss(field: str, outcome: LossOutcome, detail: str) -> None:
+            losses.append(Loss(profile=pid, field=field, outcome=outcome, detail=detail))
+
+        extra: dict[str, Any] = {}
+        for key in ("command", "toolsets", "skills", "category_path", "hooks"):
+            value = data.get(key)
+            if value not in (None, "", [], {}):
+                extra[key] = value.strip() if isinstance(value, str) else value
+        allowed: list[str] = []
+        denied: list[str] = []
+        for key, canonical in (("tools", allowed), ("deny_tools", denied)):
+            native_only: list[str] = []
+            for value in data.get(key) or ():
+                value = value.strip()
+                target = canonical if _is_mcp_ref(value) else native_only
+                if value not in target:
+                    target.append(value)
+            if native_only:
+                extra[key] = native_only
+        if found.capabilities:
+            extra["capabilities"] = dict(found.capabilities)
+        permissions = str(data.get("permissions") or "").strip()
+        rules_in: tuple[PermissionRule, ...] = ()
+        if permissions:
+            rules_in = rules.PERMISSION_RULES[permissions]
+            loss(
+                "permissions",
+                LossOutcome.TRANSLATED,
+                f"permissions: {permissions} became permission rules "
+                + ", ".join(f"{r.permission} {r.action.value}" for r in rules_in),
+            )
+        provider = str(data.get("provider") or "").strip()
+        if provider:
+            loss(
+                "provider",
+                LossOutcome.TRANSLATED,
+                f"provider {provider!r} (the CLI AGH launches) became agent_name with the "
+                "acpx runtime",
+            )
+        names: list[str] = []
+        for server_name, raw in found.servers.items():
+            server, notes = rules.server_from_native(server_name, raw)
+            for note in notes:
+                loss("mcp_servers", LossOutcome.DROPPED, f"{server_name}: {note}")
+            known = servers.get(server_name)
+            if known is not None and known != server:
+                diagnostics.append(
+                    harness_diagnostic(
+                        "harness-ignored",
+                        f"MCP server {server_name!r} differs from the one of an earlier agent; "
+                        "the registry keeps the first definition",
+                        path=str(found.path.parent / SIDECAR),
+                        warning=True,
+                        hint="give the two servers different names in AGH",
+                    )
+                )
+            else:
+                servers[server_name] = server
+            names.append(server_name)
+        sections, prompt_notes = split_prompt(found.prompt)
+        for note in prompt_notes:
+            loss("prompt", LossOutcome.TRANSLATED, note)
+        return AgentProfile(
+            id=pid,
+            name=pid,
+            model=str(data.get("model") or "").strip(),
+            agent_name=provider,
+            runtime=Runtime.ACPX if provider else None,
+            permission=rules_in,
+            allowed_tools=tuple(allowed),
+            denied_tools=tuple(denied),
+            mcp_servers=tuple(names),
+            sections=sections,
+            harness={"agh": extra} if extra else {},
+            source=str(found.path),
+        )
+
+    # -- render ---------------------------------------------------------------------------
+
+    def render(self, request: RenderRequest, existing: ReadExisting) -> Rendering:
+        """``AGENT.md`` (+ ``mcp.json``, capability files) per profile, each checked with
+        AGH's rules; a profile AGH would refuse gets ``render-unsupported`` and no file."""
+        files: list[NativeFile] = []
+        losses: list[Loss] = []
+        diagnostics: list[Diagnostic] = []
+        for profile in request.profiles:
+            out_files, out_losses, out_diags = render_profile(profile, request, existing)
+            files.extend(out_files)
+            losses.extend(out_losses)
+            diagnostics.extend(out_diags)
+        return Rendering(files=tuple(files), losses=tuple(losses), diagnostics=tuple(diagnostics))
+
+
+CODEC = AghCodec()

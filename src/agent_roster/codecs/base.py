@@ -1,0 +1,134 @@
+"""The codec interface: one harness's agent files, read and written by that harness's rules.
+
+A codec is pure where it can be: ``render`` takes validated, effective profiles and returns
+the file contents to write (relative to the workspace or home folder the user names), and
+``discover`` reads one workspace and one home the way the harness does and returns canonical
+profiles. Writing, diffing, ``--check`` and importing into the vault are shared code in
+``commands/harness.py``; a codec never touches the vault.
+
+Every canonical field a target cannot carry is reported as a :class:`Loss` (README D3 in
+``docs/codecs/``), and every file the harness itself would refuse is a diagnostic in the
+``validate`` shape (D11).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from enum import StrEnum
+from pathlib import Path
+from typing import Protocol
+
+import msgspec
+
+from agent_roster.diagnostics import Diagnostic
+from agent_roster.model.mcp import McpServer
+from agent_roster.model.profile import AgentProfile
+
+
+class Scope(StrEnum):
+    """Where rendered files go: the project (workspace) layer or the user (home) layer."""
+
+    PROJECT = "project"
+    USER = "user"
+
+
+class LossOutcome(StrEnum):
+    """What happened to a canonical field the target cannot hold natively (D3)."""
+
+    TRANSLATED = "translated"  # expressed with another native construct
+    EMBEDDED = "embedded"  # written as prose into the prompt (D4)
+    DROPPED = "dropped"  # not written; ``detail`` says why
+
+
+class Loss(msgspec.Struct, frozen=True, kw_only=True):
+    """One canonical field (or native key, on import) that did not map one to one."""
+
+    profile: str
+    field: str
+    outcome: LossOutcome
+    detail: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {
+            "profile": self.profile,
+            "field": self.field,
+            "outcome": self.outcome.value,
+            "detail": self.detail,
+        }
+
+
+class NativeFile(msgspec.Struct, frozen=True, kw_only=True):
+    """One file a render produces. ``path`` is relative (POSIX separators) to the folder the
+    harness reads: the workspace for project scope, the home folder for user scope."""
+
+    path: str
+    content: str
+    mode: int = 0o644
+
+
+#: Reads the current text of a file relative to the output folder, or ``None`` when it does
+#: not exist. Codecs that merge into a shared settings file (Codex ``config.toml``, Gemini
+#: ``settings.json``, ``opencode.json``) keep everything they do not own.
+ReadExisting = Callable[[str], "str | None"]
+
+
+class RenderRequest(msgspec.Struct, frozen=True, kw_only=True):
+    """What to render: effective profiles (extends and project overrides already merged,
+    README D2), the registry servers they may reference (by name), and the scope."""
+
+    profiles: tuple[AgentProfile, ...]
+    servers: Mapping[str, McpServer]
+    scope: Scope = Scope.PROJECT
+
+
+class Rendering(msgspec.Struct, frozen=True, kw_only=True):
+    """A render's result. A profile with an error diagnostic has no files here; the others
+    are complete. ``losses`` lists every field that was translated, embedded or dropped."""
+
+    files: tuple[NativeFile, ...] = ()
+    losses: tuple[Loss, ...] = ()
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+
+class Roots(msgspec.Struct, frozen=True, kw_only=True):
+    """The two folders a harness reads: the project workspace and the user's home."""
+
+    workspace: Path
+    home: Path
+
+
+class Discovery(msgspec.Struct, frozen=True, kw_only=True):
+    """The agents a harness would load, decided by its own rules.
+
+    ``profiles`` carry ``source`` = the file each came from (absolute path as text);
+    ``servers`` are the MCP servers those agents use, already in canonical form and named
+    as the profiles reference them; ``losses`` are native keys or values that could not be
+    carried into the canonical model; ``refused`` is true when the harness itself would
+    refuse a file or the whole load (diagnostics say what, in the harness's terms)."""
+
+    profiles: tuple[AgentProfile, ...] = ()
+    servers: tuple[McpServer, ...] = ()
+    losses: tuple[Loss, ...] = ()
+    diagnostics: tuple[Diagnostic, ...] = ()
+    refused: bool = False
+
+
+class Codec(Protocol):
+    """One harness. Implementations are stateless module-level objects."""
+
+    #: Registry name (``roster render --to NAME``).
+    name: str
+    #: Human name of the harness ("Claude Code").
+    title: str
+    #: Canonical fields this harness represents natively: ``import(render(p))`` equals ``p``
+    #: on exactly these (README D12). Names are ``AgentProfile`` attributes, plus
+    #: ``"prompt"`` for the prompt text.
+    native_fields: frozenset[str]
+
+    def discover(self, roots: Roots) -> Discovery:
+        """The agents the harness would load from ``roots``, by its own precedence."""
+        ...
+
+    def render(self, request: RenderRequest, existing: ReadExisting) -> Rendering:
+        """The native files for ``request``; never writes anything itself."""
+        ...

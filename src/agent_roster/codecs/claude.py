@@ -1,0 +1,445 @@
+"""The Claude Code codec: ``.claude/agents/**/*.md`` and ``.mcp.json`` / ``~/.claude.json``.
+
+Claude Code is lenient: unknown keys and bad optional values are ignored, only a missing
+``name``/``description`` (or a name starting with ``-``) keeps a file from loading. The
+project folder replaces user agents of the same name. Tools are canonical already (Claude
+names); what Claude cannot hold per agent (argument-level rules, narrowed denies) is
+embedded as prose. Mapping: docs/codecs/claude.md §8, permissions.md §3.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from agent_roster.codecs import claude_mcp
+from agent_roster.codecs.base import (
+    Discovery,
+    Loss,
+    LossOutcome,
+    NativeFile,
+    ReadExisting,
+    Rendering,
+    RenderRequest,
+    Roots,
+    Scope,
+)
+from agent_roster.codecs.claude_files import (
+    COMMON_DROPS,
+    dedupe,
+    dropped,
+    list_files,
+    name_loss,
+    read_agent_file,
+    read_json_file,
+    referenced_servers,
+)
+from agent_roster.codecs.claude_read import (
+    CANONICAL_KEYS,
+    COLORS,
+    ReadAgent,
+    read_agent,
+)
+from agent_roster.codecs.claude_rules import (
+    ClaudePermissions,
+    is_narrowed,
+    name_problem,
+    narrowed_sentences,
+    native_tool,
+)
+from agent_roster.codecs.native_md import harness_diagnostic, write_native
+from agent_roster.codecs.prompt import render_prompt
+from agent_roster.diagnostics import Diagnostic
+from agent_roster.known_tools import DEFAULT_EMBEDDED_SERVER
+from agent_roster.model.mcp import McpServer
+from agent_roster.model.profile import AgentProfile
+
+AGENTS_DIR = ".claude/agents"
+PROJECT_MCP = ".mcp.json"
+USER_MCP = ".claude.json"
+#: Claude Code skips agent files larger than this (``loadMarkdownFilesFromDir``).
+MAX_FILE_BYTES = 1_048_576
+
+_DROPS = {
+    **COMMON_DROPS,
+    "tags": "tags are vault bookkeeping",
+    "install": "Claude Code installs nothing for an agent",
+}
+
+
+def _loss(profile: AgentProfile, field: str, outcome: LossOutcome, detail: str) -> Loss:
+    return Loss(profile=profile.id, field=field, outcome=outcome, detail=detail)
+
+
+class ClaudeCodec:
+    """Claude Code subagents (docs/codecs/claude.md)."""
+
+    name = "claude"
+    title = "Claude Code"
+    # permission_mode "full" comes back as bypassPermissions (reported translated);
+    # narrowed denies cannot be per-agent denies, so denied_tools is not native.
+    native_fields = frozenset(
+        {
+            "id",
+            "description",
+            "model",
+            "permission_mode",
+            "max_turns",
+            "allowed_tools",
+            "mcp_servers",
+            "color",
+            "prompt",
+        }
+    )
+
+    # --- render -------------------------------------------------------------------------
+
+    def render(self, request: RenderRequest, existing: ReadExisting) -> Rendering:
+        """Agent files plus the referenced servers merged into the scope's MCP file."""
+        files: list[NativeFile] = []
+        losses: list[Loss] = []
+        diagnostics: list[Diagnostic] = []
+        rendered: list[AgentProfile] = []
+        for profile in request.profiles:
+            native = self._render_agent(profile, losses, diagnostics)
+            if native is not None:
+                files.append(native)
+                rendered.append(profile)
+        servers, missing = referenced_servers(rendered, request.servers)
+        mcp_path = PROJECT_MCP if request.scope is Scope.PROJECT else USER_MCP
+        for name, ids in missing.items():
+            diagnostics.append(
+                harness_diagnostic(
+                    "render-unsupported",
+                    f"{', '.join(ids)} reference MCP server '{name}', which the registry does "
+                    "not have; Claude Code will not find it",
+                    path=mcp_path,
+                    hint=f"add mcp-servers/{name}.md to the vault",
+                    warning=True,
+                )
+            )
+        entries: dict[str, dict[str, Any]] = {}
+        for name, server in sorted(servers.items()):
+            entry, _ = claude_mcp.server_to_native(server, claude_mcp.CLAUDE)
+            if entry is not None:  # every canonical transport and env form exists in Claude
+                entries[name] = entry
+        if entries:
+            merged = claude_mcp.merge_into(
+                existing(mcp_path), mcp_path, entries, claude_mcp.CLAUDE, diagnostics
+            )
+            if merged is not None:
+                # ~/.claude.json also holds OAuth state; keep it private as Claude does.
+                mode = 0o600 if request.scope is Scope.USER else 0o644
+                files.append(NativeFile(path=mcp_path, content=merged, mode=mode))
+        return Rendering(files=tuple(files), losses=tuple(losses), diagnostics=tuple(diagnostics))
+
+    def _render_agent(
+        self, profile: AgentProfile, losses: list[Loss], diagnostics: list[Diagnostic]
+    ) -> NativeFile | None:
+        path = f"{AGENTS_DIR}/{profile.id}.md"
+        problems = []
+        if problem := name_problem(profile.id):
+            problems.append(("harness-name-invalid", f"agent name '{profile.id}': {problem}"))
+        if not profile.description.strip():
+            problems.append(
+                (
+                    "render-unsupported",
+                    f"{profile.id}: Claude Code requires a description (the file would be "
+                    "skipped: \"missing required 'description' in frontmatter\")",
+                )
+            )
+        if problems:
+            diagnostics.extend(
+                harness_diagnostic(code, message, path=path, hint="fix the profile in the vault")
+                for code, message in problems
+            )
+            return None
+        profile_losses: list[Loss] = [*name_loss(profile, self.title)]
+        profile_losses += dropped(profile, _DROPS, self.title)
+        data: dict[str, Any] = {"name": profile.id, "description": profile.description}
+        constraints: list[str] = []
+        perms = ClaudePermissions(profile)
+        narrowed_allow = [t for t in profile.allowed_tools if is_narrowed(t)]
+        if narrowed_allow:
+            constraints += narrowed_sentences(narrowed_allow, allow=True)
+            profile_losses.append(
+                _loss(
+                    profile,
+                    "allowed_tools",
+                    LossOutcome.TRANSLATED,
+                    "an agent's tools list grants the whole tool, so "
+                    f"{', '.join(narrowed_allow)} allow every call of the tool; the argument "
+                    "patterns are embedded as prose",
+                )
+            )
+        narrowed_deny = [t for t in profile.denied_tools if is_narrowed(t)]
+        if narrowed_deny:
+            constraints += narrowed_sentences(narrowed_deny, allow=False)
+            profile_losses.append(
+                _loss(
+                    profile,
+                    "denied_tools",
+                    LossOutcome.EMBEDDED,
+                    "disallowedTools removes the whole tool whatever the pattern, so "
+                    f"{', '.join(narrowed_deny)} are embedded as prose",
+                )
+            )
+        bare = [t for t in profile.allowed_tools + profile.denied_tools if native_tool(t) != t]
+        if bare:
+            profile_losses.append(
+                _loss(
+                    profile,
+                    "allowed_tools" if set(bare) & set(profile.allowed_tools) else "denied_tools",
+                    LossOutcome.TRANSLATED,
+                    f"embedded commands {', '.join(dedupe(bare))} written as "
+                    f"mcp__{DEFAULT_EMBEDDED_SERVER}__<name> (that server is roster's own)",
+                )
+            )
+        if profile.allowed_tools or perms.lead_deny:
+            tools = [native_tool(t) for t in profile.allowed_tools] + perms.allow
+            data["tools"] = dedupe(tools)
+        denied = [native_tool(t) for t in profile.denied_tools if not is_narrowed(t)]
+        if denied or perms.deny:
+            data["disallowedTools"] = dedupe(denied + perms.deny)
+        self._permission_losses(profile, perms, profile_losses)
+        constraints += perms.constraints
+        if profile.model:
+            data["model"] = profile.model
+        if profile.permission_mode:
+            mode = profile.permission_mode
+            if mode == "full":
+                mode = "bypassPermissions"
+                profile_losses.append(
+                    _loss(
+                        profile,
+                        "permission_mode",
+                        LossOutcome.TRANSLATED,
+                        "full is written as bypassPermissions and imports back as that",
+                    )
+                )
+            data["permissionMode"] = mode
+        if profile.max_turns is not None:
+            data["maxTurns"] = profile.max_turns
+        if profile.mcp_servers:
+            data["mcpServers"] = list(profile.mcp_servers)
+        if profile.color:
+            data["color"] = profile.color
+            if profile.color not in COLORS:
+                profile_losses.append(
+                    _loss(
+                        profile,
+                        "color",
+                        LossOutcome.DROPPED,
+                        f"written, but Claude Code ignores colours other than {', '.join(COLORS)}",
+                    )
+                )
+        self._pass_through(profile, data, profile_losses)
+        losses.extend(profile_losses)
+        body = render_prompt(profile, constraints)
+        return NativeFile(path=path, content=write_native(data, body))
+
+    def _permission_losses(
+        self, profile: AgentProfile, perms: ClaudePermissions, out: list[Loss]
+    ) -> None:
+        if not profile.permission:
+            return
+        if perms.allow or perms.deny or perms.lead_deny:
+            parts = []
+            if perms.lead_deny:
+                parts.append("'*: deny' became an explicit tools allowlist")
+            if perms.allow:
+                parts.append(f"tools gained {', '.join(dedupe(perms.allow))}")
+            if perms.deny:
+                parts.append(f"disallowedTools gained {', '.join(dedupe(perms.deny))}")
+            out.append(_loss(profile, "permission", LossOutcome.TRANSLATED, "; ".join(parts)))
+            if perms.allow:
+                out.append(
+                    _loss(
+                        profile,
+                        "allowed_tools",
+                        LossOutcome.TRANSLATED,
+                        "gained entries from permission rules; they import back as allowed tools",
+                    )
+                )
+            if perms.deny:
+                out.append(
+                    _loss(
+                        profile,
+                        "denied_tools",
+                        LossOutcome.TRANSLATED,
+                        "gained entries from permission rules; they import back as denied tools",
+                    )
+                )
+        if perms.constraints:
+            out.append(
+                _loss(
+                    profile,
+                    "permission",
+                    LossOutcome.EMBEDDED,
+                    "argument-level rules have no per-agent form in Claude Code (settings.json "
+                    "rules are session-wide); embedded as prose",
+                )
+            )
+        if perms.dropped:
+            out.append(_loss(profile, "permission", LossOutcome.DROPPED, "; ".join(perms.dropped)))
+
+    def _pass_through(self, profile: AgentProfile, data: dict[str, Any], out: list[Loss]) -> None:
+        extra = profile.harness.get("claude", {})
+        clashes = []
+        for key, value in extra.items():
+            if key == "permissionMode" and "permissionMode" not in data:
+                data[key] = value  # dontAsk, which has no canonical mode
+            elif key in CANONICAL_KEYS or key in data:
+                clashes.append(key)
+            else:
+                data[key] = value
+        if clashes:
+            out.append(
+                _loss(
+                    profile,
+                    "harness",
+                    LossOutcome.DROPPED,
+                    f"harness.claude {', '.join(clashes)} ignored: canonical fields decide",
+                )
+            )
+
+    # --- discover -----------------------------------------------------------------------
+
+    def discover(self, roots: Roots) -> Discovery:
+        """User agents, then project agents replacing same-named user agents (Claude Code's
+        ``getActiveAgentsFromList`` order), and the MCP servers they reference."""
+        diagnostics: list[Diagnostic] = []
+        losses: list[Loss] = []
+        chosen: dict[str, ReadAgent] = {}
+        refused = False
+        for folder in (roots.home / AGENTS_DIR, roots.workspace / AGENTS_DIR):
+            layer: dict[str, list[ReadAgent]] = {}
+            for path in list_files(folder, ".md", recursive=True):
+                if path.stat().st_size > MAX_FILE_BYTES:
+                    diagnostics.append(
+                        harness_diagnostic(
+                            "harness-ignored",
+                            f"loadMarkdownFilesFromDir: skipping {path}: not a regular file or "
+                            f"exceeds {MAX_FILE_BYTES} byte limit",
+                            path=str(path),
+                            hint="keep agent files under 1 MiB",
+                            warning=True,
+                        )
+                    )
+                    continue
+                found = read_agent_file(path, diagnostics)
+                if found is None:
+                    refused = True
+                    continue
+                read = read_agent(found)
+                diagnostics.extend(read.diagnostics)
+                refused = refused or any(d.is_error for d in read.diagnostics)
+                if read.profile is not None:
+                    layer.setdefault(read.profile.id, []).append(read)
+            for name, reads in layer.items():
+                winner = reads[-1]
+                where = winner.profile.source if winner.profile else ""
+                for loser in reads[:-1]:
+                    diagnostics.append(
+                        _shadowed(
+                            loser,
+                            f"agent '{name}' is defined again in {where}; "
+                            "Claude Code keeps only one of them (which one is not specified)",
+                        )
+                    )
+                if name in chosen:
+                    diagnostics.append(
+                        _shadowed(
+                            chosen[name],
+                            f"project agent '{name}' ({where}) replaces this user agent",
+                        )
+                    )
+                chosen[name] = winner
+        profiles = [chosen[name].profile for name in sorted(chosen)]
+        for name in sorted(chosen):
+            losses.extend(chosen[name].losses)
+        servers = self._servers(roots, [chosen[n] for n in sorted(chosen)], diagnostics)
+        return Discovery(
+            profiles=tuple(p for p in profiles if p is not None),
+            servers=tuple(servers),
+            losses=tuple(losses),
+            diagnostics=tuple(diagnostics),
+            refused=refused or any(d.is_error for d in diagnostics),
+        )
+
+    def _servers(
+        self, roots: Roots, reads: list[ReadAgent], out: list[Diagnostic]
+    ) -> list[McpServer]:
+        """Referenced servers by Claude's scope order: local > project > user; an inline
+        agent server loses to a parent server of the same name (the parent connection is
+        reused)."""
+        user_path = roots.home / USER_MCP
+        user_text = read_json_file(user_path) or ""
+        user_data = (
+            claude_mcp.load_json_object(user_text, str(user_path), out, self.title)
+            if user_text
+            else {}
+        )
+        user = claude_mcp.read_entries(user_data, user_text, str(user_path), claude_mcp.CLAUDE, out)
+        local: dict[str, McpServer] = {}
+        projects = user_data.get("projects")
+        if isinstance(projects, Mapping):
+            entry = projects.get(str(roots.workspace.resolve())) or projects.get(
+                str(roots.workspace)
+            )
+            if isinstance(entry, Mapping):
+                local = claude_mcp.read_entries(
+                    entry, user_text, str(user_path), claude_mcp.CLAUDE, out
+                )
+        project_path = roots.workspace / PROJECT_MCP
+        project_text = read_json_file(project_path) or ""
+        project_data = (
+            claude_mcp.load_json_object(project_text, str(project_path), out, self.title)
+            if project_text
+            else {}
+        )
+        project = claude_mcp.read_entries(
+            project_data, project_text, str(project_path), claude_mcp.CLAUDE, out
+        )
+        parent = {**user, **project, **local}
+        result: dict[str, McpServer] = {}
+        for read in reads:
+            if read.profile is None:
+                continue
+            for name in read.profile.mcp_servers:
+                if name in read.inline and name in parent:
+                    out.append(
+                        harness_diagnostic(
+                            "harness-shadowed",
+                            f"inline MCP server '{name}' of agent '{read.profile.id}' is not "
+                            "used: Claude Code reuses the configured server of that name",
+                            path=read.profile.source,
+                            hint="rename the inline server or drop it",
+                            warning=True,
+                        )
+                    )
+                server = parent.get(name) or read.inline.get(name)
+                if server is None:
+                    out.append(
+                        harness_diagnostic(
+                            "harness-ignored",
+                            f"agent '{read.profile.id}' names MCP server '{name}', which no "
+                            "Claude Code configuration defines",
+                            path=read.profile.source,
+                            hint=f"add '{name}' to .mcp.json or ~/.claude.json",
+                            warning=True,
+                        )
+                    )
+                    continue
+                result.setdefault(name, server)
+        return [result[name] for name in sorted(result)]
+
+
+def _shadowed(read: ReadAgent, message: str) -> Diagnostic:
+    source = read.profile.source if read.profile else ""
+    return harness_diagnostic(
+        "harness-shadowed", message, path=source, hint="rename or remove one file", warning=True
+    )
+
+
+CODEC = ClaudeCodec()

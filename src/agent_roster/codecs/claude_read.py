@@ -1,0 +1,293 @@
+"""One Claude Code agent file, read the way Claude Code 2.1.197 reads it.
+
+The rules are those of the CLI's agent loader (``parseAgentFromMarkdown`` in the bundle,
+checked against 2.1.197): ``name`` must be a non-empty string not starting with ``-``;
+``description`` a non-empty string; everything else is optional, a bad value is logged and
+ignored, and unknown keys are ignored silently. ``tools``/``disallowedTools`` take a string
+or a list of strings, split on commas and spaces outside parentheses; a ``*`` entry means
+every tool; anything else (``[]``, ``""``, a number) means no tools at all.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from agent_roster.codecs import claude_mcp
+from agent_roster.codecs.base import Loss, LossOutcome
+from agent_roster.codecs.claude_files import AgentFile, diag_at, import_prompt
+from agent_roster.diagnostics import Diagnostic
+from agent_roster.known_tools import DEFAULT_EMBEDDED_SERVER, strip_embedded_prefix
+from agent_roster.model.mcp import McpServer
+from agent_roster.model.profile import AgentProfile, PermissionAction, PermissionRule
+
+#: Claude Code's permission modes (``OM`` in the 2.1.197 bundle).
+PERMISSION_MODES = ("acceptEdits", "auto", "bypassPermissions", "default", "dontAsk", "plan")
+#: Subagent colours the CLI keeps; any other value is ignored.
+COLORS = ("red", "blue", "green", "yellow", "purple", "orange", "pink", "cyan")
+#: Keys with a canonical field.
+CANONICAL_KEYS = frozenset(
+    {
+        "name",
+        "description",
+        "tools",
+        "disallowedTools",
+        "model",
+        "permissionMode",
+        "maxTurns",
+        "mcpServers",
+        "color",
+    }
+)
+#: Keys Claude Code reads that have no canonical field: carried in ``harness.claude``.
+KNOWN_PASS_THROUGH = frozenset(
+    {"skills", "hooks", "memory", "background", "effort", "isolation", "initialPrompt"}
+)
+_LOADER = "Claude Code skips the file (it does not load the agent)"
+
+
+class ReadAgent(NamedTuple):
+    """A parsed agent: the profile (``None`` when Claude Code would not load the file), the
+    inline MCP servers it defines, and what reading it found."""
+
+    profile: AgentProfile | None
+    inline: dict[str, McpServer]
+    losses: list[Loss]
+    diagnostics: list[Diagnostic]
+
+
+def split_tools(value: str) -> list[str]:
+    """Claude's list splitting: commas and spaces separate, except inside parentheses."""
+    out: list[str] = []
+    current = ""
+    depth = False
+    for char in value:
+        if char == "(":
+            depth = True
+        elif char == ")":
+            depth = False
+        if char in ", " and not depth:
+            if current.strip():
+                out.append(current.strip())
+            current = ""
+        else:
+            current += char
+    if current.strip():
+        out.append(current.strip())
+    return out
+
+
+def tool_list(value: Any) -> list[str] | None:
+    """``tools`` as Claude reads it: ``None`` = every tool, else the (maybe empty) list."""
+    if value is None:
+        return None
+    items: list[str] = []
+    if isinstance(value, str):
+        items = [value]
+    elif isinstance(value, list):
+        items = [v for v in value if isinstance(v, str)]
+    names = [name for item in items for name in split_tools(item)]
+    return None if "*" in names else names
+
+
+def _canonical_tool(name: str) -> str:
+    return strip_embedded_prefix(name, DEFAULT_EMBEDDED_SERVER)
+
+
+def read_agent(found: AgentFile) -> ReadAgent:
+    """The agent Claude Code loads from ``found`` (or why it does not)."""
+    doc, path = found.doc, found.path
+    data = doc.data
+    out: list[Diagnostic] = []
+    losses: list[Loss] = []
+    name = data.get("name")
+    if not doc.has_frontmatter:
+        out.append(
+            diag_at(
+                doc,
+                path,
+                "",
+                "harness-ignored",
+                "no frontmatter: not an agent definition",
+                "Claude Code ignores markdown files without a name and description",
+                warning=True,
+            )
+        )
+        return ReadAgent(None, {}, [], out)
+    if not isinstance(name, str) or not name:
+        out.append(
+            diag_at(
+                doc,
+                path,
+                "name",
+                "harness-invalid",
+                'Failed to parse agent: Missing required "name" field in frontmatter',
+                f"add a string name; {_LOADER}",
+            )
+        )
+        return ReadAgent(None, {}, [], out)
+    if name.startswith("-"):
+        out.append(
+            diag_at(
+                doc,
+                path,
+                "name",
+                "harness-name-invalid",
+                f"Agent file {path} has invalid name '{name}': names must not start with '-'",
+                f"rename the agent; {_LOADER}",
+            )
+        )
+        return ReadAgent(None, {}, [], out)
+    description = data.get("description")
+    if not isinstance(description, str) or not description:
+        out.append(
+            diag_at(
+                doc,
+                path,
+                "description" if "description" in data else "name",
+                "harness-invalid",
+                f"Agent file {path} is missing required 'description' in frontmatter",
+                f"add a non-empty string description; {_LOADER}",
+            )
+        )
+        return ReadAgent(None, {}, [], out)
+
+    def warn(key: str, message: str, hint: str, code: str = "harness-field-type") -> None:
+        out.append(diag_at(doc, path, key, code, message, hint, warning=True))
+
+    harness: dict[str, Any] = {}
+    for key, value in data.items():
+        if key in KNOWN_PASS_THROUGH:
+            harness[key] = value
+        elif key not in CANONICAL_KEYS:
+            harness[key] = value
+            warn(
+                key,
+                f"unknown key '{key}': Claude Code ignores it",
+                "check the spelling; the value is kept in harness.claude",
+                "harness-ignored",
+            )
+    model = data.get("model")
+    model_text = ""
+    if isinstance(model, str) and model.strip():
+        model_text = "" if model.strip().lower() == "inherit" else model.strip()
+    elif model is not None:
+        warn("model", "model must be a string; Claude Code ignores it", "write a model id")
+    mode = data.get("permissionMode")
+    permission_mode = ""
+    if mode is not None:
+        if mode not in PERMISSION_MODES:
+            warn(
+                "permissionMode",
+                f"Agent file {path} has invalid permissionMode '{mode}'. "
+                f"Valid options: {', '.join(PERMISSION_MODES)}",
+                "Claude Code loads the agent with its default mode",
+            )
+        elif mode == "dontAsk":
+            harness["permissionMode"] = mode
+            losses.append(
+                Loss(
+                    profile=name,
+                    field="permission_mode",
+                    outcome=LossOutcome.TRANSLATED,
+                    detail="dontAsk has no canonical mode; kept in harness.claude.permissionMode",
+                )
+            )
+        else:
+            permission_mode = str(mode)
+    turns = data.get("maxTurns")
+    max_turns = None
+    if turns is not None:
+        if isinstance(turns, int) and not isinstance(turns, bool) and turns > 0:
+            max_turns = turns
+        else:
+            warn(
+                "maxTurns",
+                f"Agent file {path} has invalid maxTurns '{turns}'. Must be a positive integer.",
+                "Claude Code ignores the limit",
+            )
+    color = data.get("color")
+    color_text = color if isinstance(color, str) else ""
+    if color is not None and color not in COLORS:
+        warn(
+            "color",
+            f"color '{color}' is not one of {', '.join(COLORS)}; Claude Code ignores it",
+            "pick one of Claude Code's subagent colours",
+        )
+    allowed: tuple[str, ...] = ()
+    permission: tuple[PermissionRule, ...] = ()
+    if "tools" in data:
+        tools = tool_list(data["tools"])
+        if tools == []:
+            permission = (PermissionRule(permission="*", action=PermissionAction.DENY),)
+            losses.append(
+                Loss(
+                    profile=name,
+                    field="allowed_tools",
+                    outcome=LossOutcome.TRANSLATED,
+                    detail="an empty tools list (no tools at all) became the rule '*: deny'",
+                )
+            )
+            if not isinstance(data["tools"], (str, list)):
+                warn(
+                    "tools",
+                    "tools is neither a string nor a list: the agent gets no tools",
+                    "write a list of tool names",
+                )
+        elif tools is not None:
+            allowed = tuple(dict.fromkeys(_canonical_tool(t) for t in tools))
+    denied: tuple[str, ...] = ()
+    if "disallowedTools" in data:
+        denied = tuple(
+            dict.fromkeys(_canonical_tool(t) for t in tool_list(data["disallowedTools"]) or [])
+        )
+    refs: list[str] = []
+    inline: dict[str, McpServer] = {}
+    servers = data.get("mcpServers")
+    if servers is not None and not isinstance(servers, list):
+        warn(
+            "mcpServers",
+            "mcpServers must be a list; Claude Code ignores it",
+            "list server names or {name: config} objects",
+        )
+    for item in servers if isinstance(servers, list) else []:
+        if isinstance(item, str):
+            refs.append(item)
+        elif isinstance(item, dict) and item:
+            for server_name, entry in item.items():
+                read = claude_mcp.server_from_native(
+                    str(server_name), entry, claude_mcp.CLAUDE, path
+                )
+                if read.server is None:
+                    warn(
+                        "mcpServers",
+                        f"Agent file {path} has invalid mcpServers item: {read.problem}",
+                        "fix the inline server or reference it by name",
+                    )
+                    continue
+                refs.append(str(server_name))
+                inline[str(server_name)] = read.server
+        else:
+            warn(
+                "mcpServers",
+                f"Agent file {path} has invalid mcpServers item: {item!r}",
+                "list server names or {name: config} objects",
+            )
+    sections, prompt_losses = import_prompt(doc.body, name)
+    losses.extend(prompt_losses)
+    profile = AgentProfile(
+        id=name,
+        name=name,
+        description=description,
+        model=model_text,
+        permission_mode=permission_mode,
+        max_turns=max_turns,
+        color=color_text,
+        permission=permission,
+        allowed_tools=allowed,
+        denied_tools=denied,
+        mcp_servers=tuple(dict.fromkeys(refs)),
+        sections=sections,
+        harness={"claude": harness} if harness else {},
+        source=path,
+    )
+    return ReadAgent(profile, inline, losses, out)

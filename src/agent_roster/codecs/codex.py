@@ -1,0 +1,258 @@
+"""The Codex codec: agent role files ``.codex/agents/**/*.toml`` and ``[mcp_servers.*]``.
+
+A role file is strict (an unknown key makes Codex skip it), needs ``name``, ``description``
+and ``developer_instructions``, and is otherwise a partial ``config.toml`` layer, so the
+role's MCP servers live inside it. Render also merges every server into the scope's
+``config.toml`` (keeping everything else in that file, comments included) so ``codex mcp
+list`` and the main session see them. Mapping and sources: docs/codecs/codex.md.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from agent_roster.codecs.base import (
+    Discovery,
+    Loss,
+    LossOutcome,
+    NativeFile,
+    ReadExisting,
+    Rendering,
+    RenderRequest,
+    Roots,
+)
+from agent_roster.codecs.codex_read import RoleFile, read_role, trusted
+from agent_roster.codecs.codex_servers import import_server, tool_filters
+from agent_roster.codecs.codex_write import (
+    AGENTS_DIR,
+    CONFIG_FILE,
+    MODE_FROM_SANDBOX,
+    PAIRED_APPROVAL,
+    PASS_THROUGH,
+    merge_config,
+    render_profile,
+)
+from agent_roster.codecs.native_md import harness_diagnostic
+from agent_roster.codecs.prompt import split_prompt
+from agent_roster.diagnostics import Diagnostic
+from agent_roster.model.mcp import McpServer
+from agent_roster.model.profile import AgentProfile
+
+
+class CodexCodec:
+    """OpenAI Codex CLI (``codex`` 0.169.0)."""
+
+    name = "codex"
+    title = "OpenAI Codex CLI"
+    native_fields = frozenset({"id", "description", "prompt", "model", "mcp_servers"})
+
+    def discover(self, roots: Roots) -> Discovery:
+        """User roles (``~/.codex/agents``), then project roles, which win by name; a field
+        the project role lacks is filled from the user role (``merge_missing_role_fields``)."""
+        out: list[Diagnostic] = []
+        for config in (roots.home / CONFIG_FILE, roots.workspace / CONFIG_FILE):
+            _check_config(config, out)
+        user = _layer(roots.home / AGENTS_DIR, out)
+        project_dir = roots.workspace / AGENTS_DIR
+        project = _layer(project_dir, out)
+        if project and trusted(roots.workspace, roots.home) is not True:
+            out.append(
+                harness_diagnostic(
+                    "harness-ignored",
+                    f"Codex reads {roots.workspace / '.codex'} only when the project is trusted",
+                    path=str(project_dir),
+                    hint=f'add [projects."{roots.workspace.resolve()}"] trust_level = '
+                    '"trusted" to ~/.codex/config.toml',
+                    warning=True,
+                )
+            )
+        merged: dict[str, tuple[RoleFile, dict[str, Any]]] = {
+            name: (role, dict(role.data)) for name, role in user.items()
+        }
+        for name, role in project.items():
+            data = dict(role.data)
+            if name in merged:
+                lower = merged[name][0]
+                for key in ("description", "nickname_candidates"):
+                    if key not in data and key in lower.data:
+                        data[key] = lower.data[key]
+                out.append(
+                    harness_diagnostic(
+                        "harness-shadowed",
+                        f"agent role `{name}` in {lower.path} is replaced by {role.path} "
+                        "(the project layer wins)",
+                        path=str(lower.path),
+                        hint="rename one of them to keep both",
+                        warning=True,
+                    )
+                )
+            merged[name] = (role, data)
+        profiles: list[AgentProfile] = []
+        servers: dict[str, McpServer] = {}
+        losses: list[Loss] = []
+        for name, (role, data) in merged.items():
+            if not isinstance(data.get("description"), str):
+                out.append(
+                    harness_diagnostic(
+                        "harness-invalid",
+                        f"agent role `{name}` must define a description",
+                        path=str(role.path),
+                        hint='add description = "<when to use this agent>"',
+                    )
+                )
+                continue
+            profile, notes = _profile(role, data)
+            profiles.append(profile)
+            losses.extend(
+                Loss(profile=name, field=field, outcome=_import_outcome(field), detail=note)
+                for field, note in (*(("mcp_servers", n) for n in role.notes), *notes)
+            )
+            for server in role.servers:
+                servers.setdefault(server.name, server)
+        return Discovery(
+            profiles=tuple(profiles),
+            servers=tuple(servers.values()),
+            losses=tuple(losses),
+            diagnostics=tuple(out),
+            refused=any(d.is_error for d in out),
+        )
+
+    def render(self, request: RenderRequest, existing: ReadExisting) -> Rendering:
+        """One role file per profile, and the servers merged into ``.codex/config.toml``."""
+        files: list[NativeFile] = []
+        losses: list[Loss] = []
+        out: list[Diagnostic] = []
+        servers: dict[str, dict[str, Any]] = {}
+        for profile in request.profiles:
+            rendered = render_profile(profile, request, out, losses)
+            if rendered is None:
+                continue
+            content, tables = rendered
+            files.append(NativeFile(path=f"{AGENTS_DIR}/{profile.id}.toml", content=content))
+            servers.update(tables)
+        if servers:
+            config = merge_config(existing(CONFIG_FILE), servers, out)
+            if config is not None:
+                files.append(NativeFile(path=CONFIG_FILE, content=config))
+        return Rendering(files=tuple(files), losses=tuple(losses), diagnostics=tuple(out))
+
+
+CODEC = CodexCodec()
+
+
+def _import_outcome(field: str) -> LossOutcome:
+    """A reworded prompt or a coarser mode is a translation; anything else was left out."""
+    if field in ("prompt", "permission_mode"):
+        return LossOutcome.TRANSLATED
+    return LossOutcome.DROPPED
+
+
+def _layer(folder: Path, out: list[Diagnostic]) -> dict[str, RoleFile]:
+    """The roles of one ``agents/`` folder: every ``*.toml`` below it in sorted path order;
+    the first file with a name wins (observed on 0.169.0), later ones are shadowed."""
+    if not folder.is_dir():
+        return {}
+    roles: dict[str, RoleFile] = {}
+    for path in sorted(folder.rglob("*")):
+        if not path.is_file():
+            continue
+        if path.suffix != ".toml":
+            out.append(
+                harness_diagnostic(
+                    "harness-ignored",
+                    f"Codex 0.169.0 loads only *.toml agent role files; {path.name} is ignored",
+                    path=str(path),
+                    hint="write the role as TOML",
+                    warning=True,
+                )
+            )
+            continue
+        role = read_role(path, out)
+        if role is None:
+            continue
+        if role.name in roles:
+            out.append(
+                harness_diagnostic(
+                    "harness-shadowed",
+                    f"duplicate agent role name `{role.name}` discovered in {folder}: "
+                    f"{path} is ignored, {roles[role.name].path} is loaded",
+                    path=str(path),
+                    hint="give every role file in one folder its own name",
+                    warning=True,
+                )
+            )
+            continue
+        roles[role.name] = role
+    return roles
+
+
+def _check_config(path: Path, out: list[Diagnostic]) -> None:
+    """A broken ``config.toml`` makes every Codex command fail; report it as a refusal."""
+    if not path.is_file():
+        return
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        out.append(
+            harness_diagnostic(
+                "harness-invalid",
+                f"Error loading config.toml: {exc}",
+                path=str(path),
+                hint="Codex refuses to start until config.toml parses",
+            )
+        )
+        return
+    tables = data.get("mcp_servers", {})
+    for name, table in tables.items() if isinstance(tables, dict) else ():
+        imported = import_server(name, table, str(path))
+        if imported.server is None:
+            out.append(
+                harness_diagnostic(
+                    "harness-invalid",
+                    f"failed to load configuration: {imported.error}",
+                    path=str(path),
+                    hint="a server needs exactly one of command (stdio) or url (HTTP)",
+                )
+            )
+
+
+def _profile(role: RoleFile, data: dict[str, Any]) -> tuple[AgentProfile, list[tuple[str, str]]]:
+    notes: list[tuple[str, str]] = []
+    prompt = split_prompt(str(data["developer_instructions"]))
+    notes.extend(("prompt", note) for note in prompt.notes)
+    sandbox = data.get("sandbox_mode")
+    harness = {key: data[key] for key in PASS_THROUGH if key in data}
+    approval = data.get("approval_policy")
+    if approval is not None and PAIRED_APPROVAL.get(str(sandbox)) == approval:
+        del harness["approval_policy"]
+    allowed: list[str] = []
+    denied: list[str] = []
+    tables = data.get("mcp_servers", {})
+    for server in role.servers:
+        enabled_tools, disabled_tools, enabled = tool_filters(tables.get(server.name))
+        if not enabled:
+            denied.append(f"mcp__{server.name}__*")
+        allowed.extend(f"mcp__{server.name}__{tool}" for tool in enabled_tools or ())
+        denied.extend(f"mcp__{server.name}__{tool}" for tool in disabled_tools)
+    if sandbox is not None:
+        notes.append(
+            ("permission_mode", f"sandbox_mode {sandbox!r} became permission_mode (coarser)")
+        )
+    return (
+        AgentProfile(
+            id=role.name,
+            name=role.name,
+            description=str(data["description"]),
+            model=str(data.get("model", "")),
+            permission_mode=MODE_FROM_SANDBOX.get(str(sandbox), ""),
+            allowed_tools=tuple(allowed),
+            denied_tools=tuple(denied),
+            mcp_servers=tuple(server.name for server in role.servers),
+            sections=prompt.sections,
+            harness={"codex": harness} if harness else {},
+            source=str(role.path),
+        ),
+        notes,
+    )

@@ -1,0 +1,313 @@
+"""Writing Codex files: one role file per profile and the merged ``config.toml``.
+
+Everything a profile says that a role file cannot hold is reported (README D3); servers are
+translated by ``codex_servers``; the merge into ``config.toml`` goes through tomlkit so the
+user's comments and formatting survive (docs/codecs/codex.md §6).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import tomlkit
+from tomlkit.exceptions import TOMLKitError
+from tomlkit.items import String, StringType, Table, Trivia
+
+from agent_roster.codecs.base import Loss, LossOutcome, RenderRequest
+from agent_roster.codecs.codex_read import CONFIG_KEYS
+from agent_roster.codecs.codex_servers import render_server
+from agent_roster.codecs.native_md import harness_diagnostic
+from agent_roster.codecs.permissions import effective_rules, evaluate
+from agent_roster.codecs.prompt import render_prompt
+from agent_roster.codecs.tool_names import split_ref
+from agent_roster.diagnostics import Diagnostic
+from agent_roster.model.profile import AgentProfile, PermissionAction
+
+AGENTS_DIR = ".codex/agents"
+CONFIG_FILE = ".codex/config.toml"
+
+#: ``harness.codex`` keys render writes back (D5): config keys with no canonical field.
+PASS_THROUGH = tuple(
+    sorted((CONFIG_KEYS - {"model", "sandbox_mode", "mcp_servers"}) | {"nickname_candidates"})
+)
+
+#: ``sandbox_mode`` → canonical ``permission_mode`` (permissions.md §3.1, Codex column).
+MODE_FROM_SANDBOX = {
+    "read-only": "plan",
+    "workspace-write": "default",
+    "danger-full-access": "bypassPermissions",
+}
+#: The ``approval_policy`` render pairs with each sandbox; any other value is pass-through.
+PAIRED_APPROVAL = {"workspace-write": "on-request", "danger-full-access": "never"}
+
+#: Canonical fields with no Codex key, and why (each reported ``dropped`` when set).
+_NO_FIELD = {
+    "provider": "Codex role files name a model, not a vendor",
+    "max_turns": "Codex has no per-agent turn limit",
+    "temperature": "Codex has no sampling settings",
+    "top_p": "Codex has no sampling settings",
+    "mode": "Codex roles are always subagents",
+    "color": "Codex has no agent colour",
+    "max_tokens_per_task": "Codex has no token budget per agent",
+    "runtime": "roster's runtime choice is not a Codex setting",
+    "agent_name": "roster's ACP agent name is not a Codex setting",
+    "tags": "Codex has no tags",
+    "install": "Codex does not install dependencies for a role",
+}
+
+
+def render_profile(
+    profile: AgentProfile,
+    request: RenderRequest,
+    out: list[Diagnostic],
+    losses: list[Loss],
+) -> tuple[str, dict[str, dict[str, Any]]] | None:
+    """The role file for ``profile`` and its server tables (for ``config.toml``), with its
+    losses appended to ``losses``; ``None`` and a ``render-unsupported`` error in ``out``
+    when Codex could not load the role as the profile means it."""
+    path = f"{AGENTS_DIR}/{profile.id}.toml"
+
+    def refuse(message: str, hint: str) -> None:
+        out.append(
+            harness_diagnostic(
+                "render-unsupported", f"{profile.id}: {message}", path=path, hint=hint
+            )
+        )
+
+    if not profile.description.strip():
+        refuse(
+            f"agent role `{profile.id}` must define a description",
+            "Codex requires a description; add one to the profile's frontmatter",
+        )
+        return None
+    if not profile.prompt.strip():
+        refuse(
+            f"agent role `{profile.id}` must define `developer_instructions`",
+            "Codex requires a prompt; add a ## Role section",
+        )
+        return None
+    tables: dict[str, dict[str, Any]] = {}
+    for name in profile.mcp_servers:
+        server = request.servers.get(name)
+        if server is None:
+            refuse(f"MCP server '{name}' is not in the registry", "add it under mcp-servers/")
+            return None
+        rendered = render_server(server)
+        if rendered.table is None:
+            refuse(f"MCP server '{name}': {rendered.error}", rendered.hint)
+            return None
+        tables[name] = rendered.table
+
+    def lose(field: str, outcome: LossOutcome, detail: str) -> None:
+        losses.append(Loss(profile=profile.id, field=field, outcome=outcome, detail=detail))
+
+    if profile.name != profile.id:
+        lose("name", LossOutcome.DROPPED, "Codex names a role only by `name` (the id)")
+    for field, why in _NO_FIELD.items():
+        value = getattr(profile, field)
+        if value not in (None, "", (), {}) and not (field == "install" and value.is_empty):
+            lose(field, LossOutcome.DROPPED, why)
+    for server_name in tables:
+        if request.servers[server_name].description:
+            lose(
+                "mcp_servers",
+                LossOutcome.DROPPED,
+                f"server {server_name}: Codex keeps no server description",
+            )
+    constraints, role_tables = _permissions(profile, tables, lose)
+    doc = tomlkit.document()
+    doc["name"] = profile.id
+    doc["description"] = profile.description
+    if profile.model:
+        doc["model"] = profile.model
+    sandbox, approval = _sandbox(profile)
+    if sandbox:
+        doc["sandbox_mode"] = sandbox
+    if approval:
+        doc["approval_policy"] = approval
+    for key, value in profile.harness.get("codex", {}).items():
+        if key not in PASS_THROUGH:
+            lose("harness", LossOutcome.DROPPED, f"harness.codex.{key} is not a role-file key")
+            continue
+        doc[key] = _inline(value)
+    doc["developer_instructions"] = _multiline(render_prompt(profile, constraints))
+    if role_tables:
+        super_table = tomlkit.table(is_super_table=True)
+        for name, table in role_tables.items():
+            super_table[name] = _table(table)
+        doc["mcp_servers"] = super_table
+    return tomlkit.dumps(doc), tables
+
+
+def _sandbox(profile: AgentProfile) -> tuple[str, str]:
+    """``sandbox_mode`` and ``approval_policy`` for the profile (permissions.md §3)."""
+    if profile.permission_mode in ("bypassPermissions", "full"):
+        return "danger-full-access", "never"
+    if evaluate(effective_rules(profile), "edit").action is PermissionAction.DENY:
+        return "read-only", ""
+    if profile.permission_mode:
+        return "workspace-write", "on-request"
+    return "", ""
+
+
+def _permissions(
+    profile: AgentProfile,
+    tables: dict[str, dict[str, Any]],
+    lose: Callable[[str, LossOutcome, str], None],
+) -> tuple[list[str], dict[str, dict[str, Any]]]:
+    """Prose constraints and per-role server tables carrying MCP tool filters."""
+    role_tables = {name: dict(table) for name, table in tables.items()}
+    sandbox, _ = _sandbox(profile)
+    mode = profile.permission_mode
+    back = MODE_FROM_SANDBOX.get(sandbox, "")
+    if (mode and back != mode) or (not mode and sandbox):
+        lose(
+            "permission_mode",
+            LossOutcome.TRANSLATED,
+            f"written as sandbox_mode {sandbox or 'unset'!r}, which reads back as {back!r}",
+        )
+    constraints: list[str] = []
+    prose_allowed: list[str] = []
+    if profile.allowed_tools:
+        mcp_allowed: dict[str, list[str]] = {name: [] for name in role_tables}
+        whole: set[str] = set()
+        for tool in profile.allowed_tools:
+            ref = split_ref(tool)
+            if ref.server in role_tables and ref.mcp_tool:
+                if ref.mcp_tool == "*":
+                    whole.add(ref.server)
+                else:
+                    mcp_allowed[ref.server].append(ref.mcp_tool)
+            else:
+                prose_allowed.append(tool)
+        for name, tools in mcp_allowed.items():
+            if name not in whole:
+                role_tables[name]["enabled_tools"] = tools
+        if prose_allowed:
+            constraints.append(
+                "Use only these tools (anything not listed is denied): "
+                + ", ".join(f"`{t}`" for t in prose_allowed)
+            )
+        lose(
+            "allowed_tools",
+            LossOutcome.EMBEDDED if prose_allowed else LossOutcome.TRANSLATED,
+            "Codex has no per-agent tool allowlist: MCP tools become the role's "
+            "enabled_tools, the rest is written into the prompt",
+        )
+    if profile.denied_tools:
+        prose_denied: list[str] = []
+        for tool in profile.denied_tools:
+            ref = split_ref(tool)
+            if ref.server in role_tables and ref.mcp_tool:
+                if ref.mcp_tool == "*":
+                    role_tables[ref.server]["enabled"] = False
+                else:
+                    role_tables[ref.server].setdefault("disabled_tools", []).append(ref.mcp_tool)
+            else:
+                prose_denied.append(tool)
+        if prose_denied:
+            constraints.append("Never use: " + ", ".join(f"`{t}`" for t in prose_denied))
+        lose(
+            "denied_tools",
+            LossOutcome.EMBEDDED if prose_denied else LossOutcome.TRANSLATED,
+            "Codex has no per-agent deny list: MCP tools become the role's disabled_tools, "
+            "the rest is written into the prompt",
+        )
+    if profile.permission:
+        constraints.append(
+            "Permission rules, in order; the last rule matching a tool call decides: "
+            + "; ".join(
+                f"`{r.permission}` `{r.pattern}` → {r.action.value}" for r in profile.permission
+            )
+        )
+        lose(
+            "permission",
+            LossOutcome.EMBEDDED,
+            "Codex has no ordered permission rules; written into the prompt"
+            + (f" (the edit decision also set sandbox_mode {sandbox!r})" if sandbox else ""),
+        )
+    return constraints, role_tables
+
+
+def merge_config(
+    text: str | None, servers: dict[str, dict[str, Any]], out: list[Diagnostic]
+) -> str | None:
+    """``config.toml`` with ``servers`` set in ``[mcp_servers]``; everything else (keys,
+    tables, comments, formatting) is kept. ``None`` when the existing file cannot be read."""
+    try:
+        doc = tomlkit.parse(text or "")
+    except TOMLKitError as exc:
+        out.append(
+            harness_diagnostic(
+                "render-unsupported",
+                f"cannot merge MCP servers into {CONFIG_FILE}: it is not valid TOML ({exc})",
+                path=CONFIG_FILE,
+                hint="fix the file, then render again",
+            )
+        )
+        return None
+    section = doc.get("mcp_servers")
+    if section is None:
+        section = tomlkit.table(is_super_table=True)
+        doc["mcp_servers"] = section
+    elif not isinstance(section, dict):
+        out.append(
+            harness_diagnostic(
+                "render-unsupported",
+                f"cannot merge MCP servers into {CONFIG_FILE}: mcp_servers is not a table",
+                path=CONFIG_FILE,
+                hint="make mcp_servers a table of [mcp_servers.<name>] entries",
+            )
+        )
+        return None
+    for name, table in servers.items():
+        current = section.get(name)
+        if current is not None and _plain(current) == table:
+            continue  # unchanged: keep the user's formatting and comments
+        section[name] = _table(table)
+    return tomlkit.dumps(doc)
+
+
+def _plain(value: Any) -> Any:
+    unwrap = getattr(value, "unwrap", None)
+    return unwrap() if callable(unwrap) else value
+
+
+def _table(data: dict[str, Any]) -> Table:
+    table = tomlkit.table()
+    for key, value in data.items():
+        table[key] = _inline(value)
+    return table
+
+
+def _inline(value: Any) -> Any:
+    """Nested mappings as inline tables, so a key written after them stays top-level."""
+    if isinstance(value, dict):
+        inline = tomlkit.inline_table()
+        for key, item in value.items():
+            inline[key] = _inline(item)
+        return inline
+    return value
+
+
+def _multiline(text: str) -> String:
+    """The prompt as a multi-line string, opening with a newline (which TOML drops) so the
+    text starts on its own line: literal (no escapes) unless it holds ``'''`` or a control
+    character a literal string cannot carry, then basic with escapes (codex.md §4)."""
+    value = text + "\n"
+    if "'''" not in value and all(c in "\t\n" or (c >= " " and c != "\x7f") for c in value):
+        return String(StringType.MLL, value, "\n" + value, Trivia())
+    escaped = "".join(_escape(c) for c in value)
+    return String(StringType.MLB, value, "\n" + escaped, Trivia())
+
+
+def _escape(char: str) -> str:
+    """One character inside a TOML basic string."""
+    if char == "\\":
+        return "\\\\"
+    if char == '"':
+        return '\\"'
+    if char in "\t\n" or (char >= " " and char != "\x7f"):
+        return char
+    return f"\\u{ord(char):04x}"

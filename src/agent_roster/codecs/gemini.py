@@ -1,0 +1,247 @@
+"""The Gemini CLI codec: ``.gemini/agents/*.md`` and ``mcpServers`` in ``settings.json``.
+
+Agent files are strict (zod ``.strict()``: an unknown key skips the file), named by a slug,
+and registered first-wins after the built-in subagents, project before user. Gemini has no
+per-agent permissions besides the ``tools`` allowlist, so canonical rules become that list
+(permissions.md §3) and argument-level rules are written into the prompt (D4). Servers go
+into the scope's ``settings.json`` (merged, every other key kept) and the agent's ``tools``
+name them as ``mcp_<server>_*``. Mapping and sources: docs/codecs/gemini.md.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from agent_roster.codecs.base import (
+    Discovery,
+    Loss,
+    LossOutcome,
+    NativeFile,
+    ReadExisting,
+    Rendering,
+    RenderRequest,
+    Roots,
+)
+from agent_roster.codecs.gemini_read import (
+    BUILTIN_AGENTS,
+    AgentFile,
+    acknowledged,
+    read_agent,
+    read_settings,
+    server_from_settings,
+    split_mcp_tool,
+    trusted_folder,
+)
+from agent_roster.codecs.gemini_write import (
+    AGENTS_DIR,
+    SETTINGS_FILE,
+    merge_settings,
+    render_profile,
+    settings_entry,
+)
+from agent_roster.codecs.native_md import harness_diagnostic
+from agent_roster.codecs.prompt import split_prompt
+from agent_roster.codecs.tool_names import to_canonical
+from agent_roster.diagnostics import Diagnostic
+from agent_roster.model.mcp import McpServer
+from agent_roster.model.profile import AgentProfile
+
+
+class GeminiCodec:
+    """Google Gemini CLI (``gemini`` 0.61.0)."""
+
+    name = "gemini"
+    title = "Gemini CLI"
+    native_fields = frozenset(
+        {"id", "name", "description", "prompt", "model", "temperature", "max_turns", "mcp_servers"}
+    )
+
+    def discover(self, roots: Roots) -> Discovery:
+        """Project agents, then user agents; the first registration of a name wins and no
+        file can replace a built-in subagent (``AgentRegistry.registerAgent``)."""
+        out: list[Diagnostic] = []
+        servers = _settings_servers(roots, out)
+        registered: dict[str, AgentFile] = {}
+        project = _folder(roots.workspace / AGENTS_DIR, out)
+        if project:
+            _gate_project(roots, project, out)
+        for agent in (*project, *_folder(roots.home / AGENTS_DIR, out)):
+            first = registered.get(agent.name)
+            if first is not None or agent.name in BUILTIN_AGENTS:
+                out.append(
+                    harness_diagnostic(
+                        "harness-shadowed",
+                        f"Duplicate agent name '{agent.name}' detected. The later definition "
+                        "will be ignored. Rename one of the agents to avoid this conflict.",
+                        path=str(agent.path),
+                        hint=f"{first.path if first else 'a built-in subagent'} keeps the name",
+                        warning=True,
+                    )
+                )
+                continue
+            registered[agent.name] = agent
+        profiles: list[AgentProfile] = []
+        losses: list[Loss] = []
+        used: dict[str, McpServer] = {}
+        for agent in registered.values():
+            profile, notes, inline = _profile(agent, servers)
+            profiles.append(profile)
+            losses.extend(
+                Loss(
+                    profile=agent.name,
+                    field=field,
+                    outcome=LossOutcome.TRANSLATED if field == "prompt" else LossOutcome.DROPPED,
+                    detail=note,
+                )
+                for field, note in notes
+            )
+            for name in profile.mcp_servers:
+                server = inline.get(name) or servers.get(name)
+                if server is not None:
+                    used.setdefault(name, server)
+                else:
+                    out.append(
+                        harness_diagnostic(
+                            "harness-invalid",
+                            f"agent '{agent.name}' lists tools of MCP server '{name}', which "
+                            "no settings.json or mcp_servers entry defines",
+                            path=str(agent.path),
+                            hint=f"add '{name}' to mcpServers in .gemini/settings.json",
+                            warning=True,
+                        )
+                    )
+        return Discovery(
+            profiles=tuple(profiles),
+            servers=tuple(used.values()),
+            losses=tuple(losses),
+            diagnostics=tuple(out),
+            refused=any(d.is_error for d in out),
+        )
+
+    def render(self, request: RenderRequest, existing: ReadExisting) -> Rendering:
+        """One agent file per profile, and the servers merged into ``settings.json``."""
+        files: list[NativeFile] = []
+        losses: list[Loss] = []
+        out: list[Diagnostic] = []
+        entries: dict[str, dict[str, Any]] = {}
+        for profile in request.profiles:
+            rendered = render_profile(profile, request, out, losses)
+            if rendered is not None:
+                files.append(NativeFile(path=f"{AGENTS_DIR}/{profile.id}.md", content=rendered))
+                for name in profile.mcp_servers:
+                    entries[name] = settings_entry(request.servers[name])
+        if entries:
+            merged = merge_settings(existing(SETTINGS_FILE), entries, out)
+            if merged is not None:
+                files.append(NativeFile(path=SETTINGS_FILE, content=merged))
+        return Rendering(files=tuple(files), losses=tuple(losses), diagnostics=tuple(out))
+
+
+CODEC = GeminiCodec()
+
+
+def _folder(folder: Path, out: list[Diagnostic]) -> list[AgentFile]:
+    """``loadAgentsFromDirectory``: regular ``*.md`` files not starting with ``_``, not
+    recursive. Gemini takes them in directory order; roster sorts by name to be stable."""
+    if not folder.is_dir():
+        return []
+    agents = []
+    for path in sorted(folder.iterdir()):
+        if path.is_file() and path.name.endswith(".md") and not path.name.startswith("_"):
+            agent = read_agent(path, out)
+            if agent is not None:
+                agents.append(agent)
+    return agents
+
+
+def _gate_project(roots: Roots, project: list[AgentFile], out: list[Diagnostic]) -> None:
+    """Project agents load only in a trusted folder, and each only once the user has
+    acknowledged its exact content; roster lists them anyway and says so."""
+    if not trusted_folder(roots.workspace, roots.home):
+        out.append(
+            harness_diagnostic(
+                "harness-ignored",
+                "Skipping project agents due to untrusted folder. To enable, ensure that the "
+                "project root is trusted.",
+                path=str(roots.workspace / AGENTS_DIR),
+                hint="trust the folder in Gemini CLI (or set GEMINI_CLI_TRUST_WORKSPACE=true)",
+                warning=True,
+            )
+        )
+        return
+    for agent in project:
+        if not acknowledged(roots.workspace, roots.home, agent):
+            out.append(
+                harness_diagnostic(
+                    "harness-ignored",
+                    f"project agent '{agent.name}' is new or changed and waits for the user to "
+                    "acknowledge it before Gemini CLI registers it",
+                    path=str(agent.path),
+                    hint="start gemini in the project and accept the agent",
+                    warning=True,
+                )
+            )
+
+
+def _settings_servers(roots: Roots, out: list[Diagnostic]) -> dict[str, McpServer]:
+    """``mcpServers`` of the user and project ``settings.json``; the project entry wins."""
+    servers: dict[str, McpServer] = {}
+    for path in (roots.home / SETTINGS_FILE, roots.workspace / SETTINGS_FILE):
+        block = read_settings(path, out).get("mcpServers")
+        for name, entry in block.items() if isinstance(block, dict) else ():
+            server = server_from_settings(name, entry, str(path), snake=False)
+            if server is not None:
+                servers[name] = server
+    return servers
+
+
+def _profile(
+    agent: AgentFile, servers: dict[str, McpServer]
+) -> tuple[AgentProfile, list[tuple[str, str]], dict[str, McpServer]]:
+    data = agent.data
+    notes: list[tuple[str, str]] = []
+    prompt = split_prompt(agent.body)
+    notes.extend(("prompt", note) for note in prompt.notes)
+    inline: dict[str, McpServer] = {}
+    for name, entry in (data.get("mcp_servers") or {}).items():
+        server = server_from_settings(name, entry, str(agent.path), snake=True)
+        if server is None:
+            notes.append(("mcp_servers", f"inline server '{name}' has no command or url"))
+        else:
+            inline[name] = server
+    allowed: list[str] = []
+    mcp: list[str] = []
+    for tool in data.get("tools") or ():
+        parts = split_mcp_tool(tool)
+        if parts is not None:
+            server_name, mcp_tool = parts
+            allowed.append(f"mcp__{server_name}__{mcp_tool}")
+            if server_name not in mcp:
+                mcp.append(server_name)
+            continue
+        canonical = to_canonical("gemini", tool)
+        if canonical is None:
+            notes.append(("allowed_tools", f"tool '{tool}' has no canonical name; not imported"))
+        elif canonical not in allowed:
+            allowed.append(canonical)
+    mcp.extend(name for name in inline if name not in mcp)
+    harness = {key: data[key] for key in ("timeout_mins",) if key in data}
+    temperature = data.get("temperature")
+    return (
+        AgentProfile(
+            id=agent.name,
+            name=str(data.get("display_name") or agent.name),
+            description=str(data["description"]),
+            model="" if data.get("model") in (None, "inherit") else str(data["model"]),
+            temperature=float(temperature) if temperature is not None else None,
+            max_turns=int(data["max_turns"]) if "max_turns" in data else None,
+            allowed_tools=tuple(allowed),
+            mcp_servers=tuple(mcp),
+            sections=prompt.sections,
+            harness={"gemini": harness} if harness else {},
+            source=str(agent.path),
+        ),
+        notes,
+        inline,
+    )

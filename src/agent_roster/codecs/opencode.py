@@ -1,0 +1,51 @@
+"""The OpenCode codec (docs/codecs/opencode.md): ``.opencode/agents/**/<name>.md`` and the
+``agent``/``mcp`` keys of ``opencode.json``.
+
+OpenCode's permission model is the canonical one (docs/codecs/permissions.md), so rules are
+written as they are, in one ordered ``permission`` object per agent; what cannot be written
+that way (a key needed at two positions, integer-like keys JavaScript would move) is
+refused, never reordered silently. Discovery lives in ``opencode_discover``, rendering in
+``opencode_render``.
+"""
+
+from __future__ import annotations
+
+from agent_roster.codecs import opencode_discover, opencode_render
+from agent_roster.codecs.base import Discovery, ReadExisting, Rendering, RenderRequest, Roots
+
+
+class OpenCodeCodec:
+    """OpenCode (``opencode-ai``), checked against 1.18.33."""
+
+    name = "opencode"
+    title = "OpenCode"
+    #: ``import(render(p)) == p`` on these for every profile render accepts without a loss
+    #: on that field. ``permission`` is compared as the effective rule list instead
+    #: (README D12): ``allowed_tools``/``denied_tools``/``permission_mode`` fold into it.
+    #: ``mcp_servers`` comes back in the ``mcp`` block's order, which render chooses to
+    #: agree with every profile's order when one exists.
+    native_fields = frozenset(
+        {
+            "id",
+            "description",
+            "model",
+            "temperature",
+            "top_p",
+            "max_turns",
+            "mode",
+            "color",
+            "mcp_servers",
+            "prompt",
+        }
+    )
+
+    def discover(self, roots: Roots) -> Discovery:
+        """The agents OpenCode would load from ``roots`` (see ``opencode_discover``)."""
+        return opencode_discover.discover(roots)
+
+    def render(self, request: RenderRequest, existing: ReadExisting) -> Rendering:
+        """Agent files and the merged ``mcp`` block (see ``opencode_render``)."""
+        return opencode_render.render(request, existing)
+
+
+CODEC = OpenCodeCodec()

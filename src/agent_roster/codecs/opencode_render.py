@@ -1,0 +1,307 @@
+"""Render profiles as OpenCode agent files and its ``mcp`` block (docs/codecs/opencode.md).
+
+One ``agents/<id>.md`` per profile (frontmatter + prompt body) and the referenced servers
+merged into ``opencode.json``'s ``mcp`` key, keeping every other key of that file. Nothing
+roster-internal is written into an agent file: OpenCode sends unknown keys to the model
+provider (README D5).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from agent_roster.codecs.base import (
+    Loss,
+    LossOutcome,
+    NativeFile,
+    ReadExisting,
+    Rendering,
+    RenderRequest,
+    Scope,
+)
+from agent_roster.codecs.native_md import harness_diagnostic, write_native
+from agent_roster.codecs.opencode_js import JsoncError, load_jsonc
+from agent_roster.codecs.opencode_mcp import order_servers, render_server
+from agent_roster.codecs.opencode_rules import render_rules
+from agent_roster.codecs.opencode_schema import (
+    KNOWN_KEYS,
+    MODES,
+    check_agent,
+    check_color,
+    infer_provider,
+)
+from agent_roster.codecs.prompt import render_prompt
+from agent_roster.diagnostics import Diagnostic
+from agent_roster.model.profile import AgentProfile
+
+CODEC = "opencode"
+#: Folder of agents and config, relative to the workspace (project) or home (user).
+BASE = {Scope.PROJECT: ".opencode", Scope.USER: ".config/opencode"}
+#: Canonical fields OpenCode has no place for (docs/codecs/opencode.md §8).
+_UNSUPPORTED = (
+    "max_tokens_per_task",
+    "runtime",
+    "agent_name",
+    "tags",
+    "extends",
+    "install",
+    "metadata",
+    "extra_config",
+)
+#: Pass-through keys render never takes from ``harness.opencode``: they are written from
+#: canonical fields (or are deprecated and folded on import).
+_MANAGED = frozenset({"name", "model", "description", "mode", "temperature", "top_p", "steps"})
+_MANAGED |= {"maxSteps", "color", "permission", "tools", "prompt"}
+
+
+def config_path(scope: Scope, existing: ReadExisting) -> str:
+    """The config file to merge the ``mcp`` block into: ``opencode.jsonc`` when only that
+    one exists, else ``opencode.json``."""
+    base = BASE[scope]
+    if existing(f"{base}/opencode.json") is None and existing(f"{base}/opencode.jsonc") is not None:
+        return f"{base}/opencode.jsonc"
+    return f"{base}/opencode.json"
+
+
+def _model(profile: AgentProfile, losses: list[Loss]) -> str:
+    if not profile.model:
+        if profile.provider:
+            losses.append(_loss(profile, "provider", "dropped", "a provider without a model"))
+        return ""
+    if profile.provider:
+        return f"{profile.provider}/{profile.model}"
+    if "/" in profile.model:
+        losses.append(
+            _loss(profile, "model", "translated", "OpenCode reads the part before '/' as provider")
+        )
+        return profile.model
+    inferred = infer_provider(profile.model)
+    if inferred:
+        losses.append(
+            _loss(
+                profile,
+                "provider",
+                "translated",
+                f"OpenCode needs provider/model: written {inferred}/{profile.model}",
+            )
+        )
+        return f"{inferred}/{profile.model}"
+    losses.append(
+        _loss(
+            profile,
+            "model",
+            "dropped",
+            f"{profile.model!r} has no provider and OpenCode needs provider/model; "
+            "set 'provider' in ## Config (the agent uses OpenCode's default model)",
+        )
+    )
+    return ""
+
+
+# Claude Code's agent colours (the ones vault profiles imported from it carry), as hex:
+# OpenCode takes only "#RRGGBB" or its theme names.
+_NAMED_COLORS = {
+    "red": "#ff0000",
+    "blue": "#0000ff",
+    "green": "#008000",
+    "yellow": "#ffff00",
+    "purple": "#800080",
+    "orange": "#ffa500",
+    "pink": "#ffc0cb",
+    "cyan": "#00ffff",
+}
+
+
+def _color(profile: AgentProfile, losses: list[Loss]) -> str:
+    if not check_color(profile.color):
+        return profile.color
+    named = _NAMED_COLORS.get(profile.color.casefold())
+    if named:
+        losses.append(_loss(profile, "color", "translated", f"{profile.color} written as {named}"))
+        return named
+    losses.append(
+        _loss(
+            profile,
+            "color",
+            "dropped",
+            f"{profile.color!r}: {check_color(profile.color)[0]} (OpenCode would refuse it)",
+        )
+    )
+    return ""
+
+
+def _loss(profile: AgentProfile, field: str, outcome: str, detail: str) -> Loss:
+    return Loss(profile=profile.id, field=field, outcome=LossOutcome(outcome), detail=detail)
+
+
+class _Renderer:
+    def __init__(self, request: RenderRequest, existing: ReadExisting) -> None:
+        self.request = request
+        self.existing = existing
+        self.files: list[NativeFile] = []
+        self.losses: list[Loss] = []
+        self.diagnostics: list[Diagnostic] = []
+        self.base = BASE[request.scope]
+        self.config_rel = config_path(request.scope, existing)
+        embedded = [s.name for s in request.servers.values() if s.builtin]
+        self.embedded = embedded[0] if embedded else ""
+
+    def error(self, path: str, message: str, hint: str = "") -> None:
+        self.diagnostics.append(
+            harness_diagnostic("render-unsupported", message, path=path, hint=hint)
+        )
+
+    def run(self) -> Rendering:
+        config, block = self.config_block()
+        for profile in self.request.profiles:
+            self.agent(profile, list(block))
+        if config is not None and block:
+            config["mcp"] = block
+            text = json.dumps(config, indent=2, ensure_ascii=False) + "\n"
+            self.files.append(NativeFile(path=self.config_rel, content=text))
+        return Rendering(
+            files=tuple(self.files), losses=tuple(self.losses), diagnostics=tuple(self.diagnostics)
+        )
+
+    def config_block(self) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+        """The merged config (``None`` when it must not be rewritten) and its ``mcp`` block."""
+        config: dict[str, Any] | None = {}
+        text = self.existing(self.config_rel)
+        if text is not None:
+            try:
+                loaded, comments = load_jsonc(text)
+            except JsoncError as exc:
+                self.diagnostics.append(
+                    harness_diagnostic(
+                        "harness-invalid",
+                        f"{self.config_rel} is not valid JSON: {exc}",
+                        path=self.config_rel,
+                        line=exc.line,
+                        column=exc.column,
+                        hint="fix the file; roster only merges into a config it can read",
+                    )
+                )
+                loaded, comments, config = {}, False, None
+            if comments:
+                self.error(
+                    self.config_rel,
+                    f"{self.config_rel} has comments, which rewriting would lose",
+                    hint="add the mcp servers by hand or remove the comments",
+                )
+                config = None
+            if config is not None:
+                config = dict(loaded) if isinstance(loaded, dict) else {}
+        existing_block = (config or {}).get("mcp")
+        existing_block = dict(existing_block) if isinstance(existing_block, dict) else {}
+        wanted: list[list[str]] = []
+        rendered: dict[str, dict[str, Any]] = {}
+        for profile in self.request.profiles:
+            names = []
+            for name in profile.mcp_servers:
+                server = self.request.servers.get(name)
+                if server is None:
+                    self.losses.append(
+                        _loss(profile, "mcp_servers", "dropped", f"{name}: not in the registry")
+                    )
+                    continue
+                if name not in rendered:
+                    native = render_server(server)
+                    if native.entry is None:
+                        self.error(self.config_rel, f"MCP server {name!r}: {native.problem}")
+                        rendered[name] = {}
+                        continue
+                    rendered[name] = native.entry
+                    for note in native.notes:
+                        self.losses.append(_loss(profile, "mcp_servers", "translated", note))
+                if rendered[name]:
+                    names.append(name)
+                else:
+                    self.losses.append(
+                        _loss(profile, "mcp_servers", "dropped", f"{name}: cannot be written")
+                    )
+            wanted.append(names)
+        order = order_servers(list(existing_block), wanted)
+        for profile, names in zip(self.request.profiles, wanted, strict=True):
+            if names != [n for n in order if n in names]:
+                self.losses.append(
+                    _loss(
+                        profile,
+                        "mcp_servers",
+                        "translated",
+                        "OpenCode keeps one server order for all agents; this profile's "
+                        "order conflicts with another's (or the existing file's)",
+                    )
+                )
+        block = {n: rendered[n] if rendered.get(n) else existing_block[n] for n in order}
+        return config, block
+
+    def agent(self, profile: AgentProfile, block: list[str]) -> None:
+        rel = f"{self.base}/agents/{profile.id}.md"
+        if not profile.id or any(c in profile.id for c in "/\\") or profile.id.startswith("."):
+            self.error(rel, f"agent name {profile.id!r} cannot be a single file name")
+            return
+        losses: list[Loss] = []
+        data: dict[str, Any] = {}
+        if profile.name and profile.name != profile.id:
+            losses.append(_loss(profile, "name", "dropped", "OpenCode names agents by file"))
+        if profile.description:
+            data["description"] = profile.description
+        if profile.mode:
+            if profile.mode not in MODES:
+                self.error(rel, f'mode {profile.mode!r}: Expected "subagent" | "primary" | "all"')
+                return
+            data["mode"] = profile.mode
+        model = _model(profile, losses)
+        if model:
+            data["model"] = model
+        for key, value in (("temperature", profile.temperature), ("top_p", profile.top_p)):
+            if value is not None:
+                data[key] = value
+        if profile.max_turns is not None:
+            data["steps"] = profile.max_turns
+        if profile.color:
+            color = _color(profile, losses)
+            if color:
+                data["color"] = color
+        rules = render_rules(profile, block, embedded=self.embedded)
+        losses.extend(_loss(profile, f, o, d) for f, o, d in rules.losses)
+        if rules.problem:
+            self.error(
+                rel, rules.problem, hint="reorder the rules so each key's rules are adjacent"
+            )
+            return
+        if rules.config is not None:
+            data["permission"] = rules.config
+        for key, value in (profile.harness.get(CODEC) or {}).items():
+            if key in _MANAGED:
+                losses.append(
+                    _loss(profile, f"harness.{CODEC}.{key}", "dropped", "set from canonical fields")
+                )
+            else:
+                data[key] = value
+                if key not in KNOWN_KEYS:
+                    losses.append(
+                        _loss(
+                            profile,
+                            f"harness.{CODEC}.{key}",
+                            "translated",
+                            "OpenCode sends unknown keys to the model provider as options",
+                        )
+                    )
+        invalid = check_agent(data)
+        if invalid:
+            self.error(rel, "Configuration is invalid: " + "; ".join(p.message for p in invalid))
+            return
+        for field in _UNSUPPORTED:
+            value = getattr(profile, field)
+            if value and not (field == "install" and value.is_empty):
+                losses.append(_loss(profile, field, "dropped", "OpenCode has no such setting"))
+        self.losses.extend(losses)
+        body = render_prompt(profile, rules.constraints)
+        self.files.append(NativeFile(path=rel, content=write_native(data, body)))
+
+
+def render(request: RenderRequest, existing: ReadExisting) -> Rendering:
+    """Agent files and the merged ``mcp`` block for ``request``."""
+    return _Renderer(request, existing).run()

@@ -1,0 +1,255 @@
+"""A profile's permission rules as OpenCode's frontmatter ``permission`` map, and back.
+
+The canonical rules already have OpenCode semantics; what render must get right is the
+*shape*: one JavaScript object, so a key appears once (its rules grouped), integer-like
+keys and patterns are hoisted, and five keys take only an action. Render checks that the
+map it writes gives every call the same decision as the effective rule list (README D9),
+first as grouped, then with dead rules left out; otherwise the profile is refused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, NamedTuple
+
+from agent_roster.codecs.opencode_js import is_array_index, js_object
+from agent_roster.codecs.opencode_schema import ACTION_ONLY
+from agent_roster.codecs.permissions import (
+    SourcedRule,
+    effective_rules,
+    evaluate,
+    rules_from_config,
+    wildcard_match,
+)
+from agent_roster.codecs.tool_names import canonical_tools, opencode_mcp_key, split_ref, to_native
+from agent_roster.model.profile import AgentProfile, PermissionAction, PermissionRule
+
+_PROBE_HOME = "/home/roster-probe"
+
+
+class RuleLoss(NamedTuple):
+    field: str
+    outcome: str  # "translated" | "embedded" | "dropped"
+    detail: str
+
+
+class RenderedRules(NamedTuple):
+    """The ``permission`` value to write (``None``: none), the rules OpenCode will read from
+    it, prose constraints for rules it cannot hold, losses, and a refusal reason."""
+
+    config: dict[str, Any] | None
+    rules: tuple[PermissionRule, ...]
+    constraints: tuple[str, ...]
+    losses: tuple[RuleLoss, ...]
+    problem: str
+
+
+def scoping_key(server: str) -> str:
+    """The permission key that covers every tool of ``server`` (``<server>_*``)."""
+    return opencode_mcp_key(server, "*")
+
+
+def _tool_losses(profile: AgentProfile, sourced: list[SourcedRule]) -> list[RuleLoss]:
+    # Drop rules for canonical tools OpenCode has no key for (D8) and report lossy names.
+    losses: list[RuleLoss] = []
+    named = [s for s in sourced if s.source in ("allowed_tools", "denied_tools")]
+    names = list(profile.allowed_tools) + list(profile.denied_tools)
+    if profile.allowed_tools:
+        named = named[1:]  # the leading "*" deny
+    for name, rule in zip(names, named, strict=True):
+        ref = split_ref(name)
+        if ref.server is not None or ref.tool not in canonical_tools():
+            continue
+        native = to_native("opencode", ref.tool)
+        field = "allowed_tools" if rule.source == "allowed_tools" else "denied_tools"
+        if native is None:
+            sourced.remove(rule)
+            losses.append(RuleLoss(field, "dropped", f"{name}: OpenCode has no such tool"))
+        elif native.lossy:
+            losses.append(RuleLoss(field, "translated", f"{name} → permission key {native.name!r}"))
+    return losses
+
+
+def group(rules: Iterable[PermissionRule]) -> dict[str, Any]:
+    """Rules as one ``permission`` object: each key once, at its first position, its
+    patterns in order (a repeated pattern keeps its first position and the last action);
+    a key whose only pattern is ``*`` becomes a bare action."""
+    grouped: dict[str, dict[str, str]] = {}
+    for rule in rules:
+        grouped.setdefault(rule.permission, {})[rule.pattern] = rule.action.value
+    return {k: p["*"] if list(p) == ["*"] else p for k, p in grouped.items()}
+
+
+def _covers(later: PermissionRule, earlier: PermissionRule) -> bool:
+    # Whether every call ``earlier`` matches is also matched by ``later`` (conservative:
+    # glob keys are only covered by "*" or by the same key).
+    key_ok = later.permission in ("*", earlier.permission) or (
+        not any(c in earlier.permission for c in "*?")
+        and wildcard_match(earlier.permission, later.permission)
+    )
+    return key_ok and later.pattern in ("*", earlier.pattern)
+
+
+def live_rules(rules: Sequence[PermissionRule]) -> list[PermissionRule]:
+    """``rules`` without those a later rule always overrides (they never decide)."""
+    return [
+        rule
+        for i, rule in enumerate(rules)
+        if not any(_covers(later, rule) for later in rules[i + 1 :])
+    ]
+
+
+def first_difference(
+    want: Sequence[PermissionRule], got: Sequence[PermissionRule]
+) -> tuple[str, str] | None:
+    """A (permission, argument) probe both lists decide differently, or ``None``. Probes
+    are every key written against every pattern written, as literal text."""
+    keys = dict.fromkeys(r.permission for r in [*want, *got])
+    patterns = dict.fromkeys(r.pattern for r in [*want, *got])
+    a = [SourcedRule(r, "") for r in want]
+    b = [SourcedRule(r, "") for r in got]
+    for key in keys:
+        for pattern in patterns:
+            if (
+                evaluate(a, key, pattern, home=_PROBE_HOME).action
+                != evaluate(b, key, pattern, home=_PROBE_HOME).action
+            ):
+                return key, pattern
+    return None
+
+
+def _hoisted(config: dict[str, Any]) -> str:
+    # The first key or pattern JavaScript would move to the front, or "".
+    if list(js_object(config)) != list(config):
+        return next(k for k in config if is_array_index(k))
+    for key, value in config.items():
+        if isinstance(value, dict) and list(js_object(value)) != list(value):
+            return f"{key}: {next(p for p in value if is_array_index(p))}"
+    return ""
+
+
+def render_rules(
+    profile: AgentProfile, block_servers: Sequence[str], *, embedded: str = ""
+) -> RenderedRules:
+    """The permission map for ``profile``: its effective rules (README D9), then a
+    ``<server>_*: deny`` for every server in the ``mcp`` block it does not use (OpenCode
+    shows every server to every agent; docs/codecs/opencode.md §6)."""
+    sourced = list(effective_rules(profile, embedded=embedded))
+    effective = tuple(s.rule for s in sourced)
+    losses = _tool_losses(profile, sourced)
+    for field in ("permission_mode", "allowed_tools", "denied_tools"):
+        if getattr(profile, field):
+            folded = any(s.source == field for s in sourced)
+            detail = (
+                "folded into permission rules (D9)"
+                if folded
+                else "OpenCode's default; nothing written"
+            )
+            losses.append(RuleLoss(field, "translated", detail))
+    rules = [s.rule for s in sourced]
+    scoping: list[PermissionRule] = []
+    used = {scoping_key(s) for s in profile.mcp_servers}
+    for server in block_servers:
+        key = scoping_key(server)
+        if server in profile.mcp_servers:
+            continue
+        clash = sorted(u for u in used if u != key and u.startswith(key[:-1]))
+        if clash:
+            return RenderedRules(
+                None,
+                (),
+                (),
+                tuple(losses),
+                f"hiding server {server!r} with {key!r} would also hide {clash[0]!r}",
+            )
+        scoping.append(PermissionRule(permission=key, action=PermissionAction.DENY))
+    rules += scoping
+    # Action-only keys cannot carry patterns: an allow is dropped (narrower), the rest
+    # become prose (D4) because dropping them would widen what the agent may do.
+    constraints: list[str] = []
+    kept: list[PermissionRule] = []
+    for rule in rules:
+        if rule.permission in ACTION_ONLY and rule.pattern != "*":
+            text = f"{rule.permission} {rule.pattern!r}: {rule.action.value}"
+            if rule.action is PermissionAction.ALLOW:
+                losses.append(RuleLoss("permission", "dropped", f"{text} (key takes no patterns)"))
+            else:
+                constraints.append(
+                    f"Permission {rule.permission} for {rule.pattern}: {rule.action.value}."
+                )
+                losses.append(RuleLoss("permission", "embedded", f"{text} (key takes no patterns)"))
+            continue
+        kept.append(rule)
+    if not kept:
+        return RenderedRules(None, (), tuple(constraints), tuple(losses), "")
+    for attempt in (kept, live_rules(kept)):
+        config = group(attempt)
+        hoisted = _hoisted(config)
+        if hoisted:
+            return RenderedRules(
+                None,
+                (),
+                (),
+                tuple(losses),
+                f"integer-like permission key or pattern {hoisted!r} would be moved to the "
+                "front by JavaScript, changing the rule order",
+            )
+        back = rules_from_config(config)
+        if first_difference(kept, back) is None:
+            if attempt is not kept and len(attempt) != len(kept):
+                losses.append(
+                    RuleLoss(
+                        "permission",
+                        "translated",
+                        f"{len(kept) - len(attempt)} rule(s) overridden by later rules left out "
+                        "so each key can be written once",
+                    )
+                )
+            stripped, kept_servers = strip_scoping(back, block_servers)
+            if stripped != effective and not any(x.field == "permission" for x in losses):
+                losses.append(
+                    RuleLoss(
+                        "permission",
+                        "translated",
+                        "rules written as one OpenCode object, each key once (same decisions)",
+                    )
+                )
+            if [x for x in block_servers if x in profile.mcp_servers] != list(kept_servers):
+                losses.append(
+                    RuleLoss(
+                        "mcp_servers",
+                        "translated",
+                        "a whole-server deny ends the rules: read back as 'server not used'",
+                    )
+                )
+            return RenderedRules(config, back, tuple(constraints), tuple(losses), "")
+    probe = first_difference(kept, rules_from_config(group(live_rules(kept))))
+    return RenderedRules(
+        None,
+        (),
+        (),
+        tuple(losses),
+        "the rules cannot be written as one OpenCode permission object without changing a "
+        f"decision (e.g. {probe[0]} {probe[1]!r}): a key's rules would have to appear at two "
+        "positions"
+        if probe
+        else "the rules cannot be written as one permission object",
+    )
+
+
+def strip_scoping(
+    rules: Sequence[PermissionRule], servers: Sequence[str]
+) -> tuple[tuple[PermissionRule, ...], tuple[str, ...]]:
+    """Import: the trailing ``<server>_*: deny`` rules render adds, removed; returns the
+    remaining rules and the servers the agent keeps (block order)."""
+    keys = {scoping_key(s): s for s in servers}
+    hidden: set[str] = set()
+    end = len(rules)
+    while end > 0:
+        rule = rules[end - 1]
+        server = keys.get(rule.permission)
+        if server is None or rule.pattern != "*" or rule.action is not PermissionAction.DENY:
+            break
+        hidden.add(server)
+        end -= 1
+    return tuple(rules[:end]), tuple(s for s in servers if s not in hidden)

@@ -1,0 +1,176 @@
+# ruff: noqa: E501  (the tool table below is data, one row per line)
+"""Canonical (Claude Code) tool names ↔ each harness's names, as data.
+
+The table mirrors ``docs/codecs/tool-names.md`` (sources there). A cell ``-`` means the
+harness has no equivalent; ``a|b`` lists several native names, the first being the one
+render writes; a trailing ``*`` marks a lossy mapping that render reports as
+``translated``. Import maps a native name to the row that maps it exactly, else the first
+row listing it, so many-to-one targets (OpenCode ``edit``, Copilot ``search``) come back as
+one primary tool. MCP names are not in the table: :func:`split_ref` and each codec's
+grammar handle them.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from typing import NamedTuple
+
+HARNESSES = ("opencode", "gemini", "copilot", "defect", "agh", "codex", "cursor")
+
+_TABLE = """
+Read                 read          read_file            read      read_file                 -                 -                    -
+NotebookRead         read*         read_file*           read      read_file*                -                 -                    -
+Write                edit*         write_file           edit*     write_file                -                 apply_patch*         -
+Edit                 edit          replace              edit      edit_file                 -                 apply_patch          -
+MultiEdit            edit          replace*             edit      edit_file*                -                 apply_patch*         -
+NotebookEdit         edit*         -                    edit      -                         -                 -                    -
+Bash                 bash          run_shell_command    execute   bash                      -                 shell|exec_command   -
+BashOutput           -             -                    -         inspect_background_task*  -                 -                    -
+KillShell            -             -                    -         cancel_background_task*   -                 -                    -
+Grep                 grep          grep_search|search_file_content  search*  search         -                 -                    -
+Glob                 glob          glob                 search*   search*                   -                 -                    -
+LS                   list          list_directory       -         -                         -                 -                    -
+WebFetch             webfetch      web_fetch            web*      fetch                     -                 -                    -
+WebSearch            websearch     google_web_search    web*      -                         -                 web_search           -
+Task                 task          -                    agent     spawn_agent               -                 spawn_agent          -
+Agent                task          -                    agent     spawn_agent               -                 spawn_agent          -
+TaskOutput           -             -                    -         -                         -                 -                    -
+TaskStop             -             -                    -         -                         -                 -                    -
+TodoWrite            todowrite     write_todos          todo      -                         -                 update_plan*         -
+TodoRead             todoread      -                    todo*     -                         -                 -                    -
+AskUserQuestion      question      ask_user             -         -                         -                 -                    -
+Skill                skill         activate_skill       -         skill                     agh__skill_view*  -                    -
+SlashCommand         -             -                    -         -                         -                 -                    -
+LSP                  lsp           -                    -         -                         -                 -                    -
+EnterPlanMode        plan_enter    enter_plan_mode      -         -                         -                 -                    -
+ExitPlanMode         plan_exit     exit_plan_mode       -         -                         -                 -                    -
+ListMcpResourcesTool -             list_mcp_resources   -         -                         -                 -                    -
+ReadMcpResourceTool  -             read_mcp_resource    -         -                         -                 -                    -
+ToolSearch           -             -                    -         -                         agh__tool_search* -                    -
+"""
+
+
+class NativeName(NamedTuple):
+    """A harness's name for a canonical tool; ``lossy`` when the mapping narrows or widens."""
+
+    name: str
+    lossy: bool
+
+
+class _Tables(NamedTuple):
+    to_native: dict[str, dict[str, tuple[NativeName, ...]]]  # harness -> canonical -> names
+    to_canonical: dict[str, dict[str, str]]  # harness -> native (casefolded) -> canonical
+
+
+@cache
+def _tables() -> _Tables:
+    to_native: dict[str, dict[str, tuple[NativeName, ...]]] = {h: {} for h in HARNESSES}
+    to_canonical: dict[str, dict[str, str]] = {h: {} for h in HARNESSES}
+    lossy_rows: dict[str, list[tuple[NativeName, str]]] = {h: [] for h in HARNESSES}
+    for line in _TABLE.strip().splitlines():
+        canonical, *cells = line.split()
+        for harness, cell in zip(HARNESSES, cells, strict=True):
+            if cell == "-":
+                continue
+            names = tuple(
+                NativeName(part.rstrip("*"), part.endswith("*")) for part in cell.split("|")
+            )
+            to_native[harness][canonical] = names
+            for native in names:
+                lossy_rows[harness].append((native, canonical))
+    # Import prefers the row a native name maps to exactly (Edit for Copilot's ``edit``,
+    # not the lossy Write), then the first row listing it.
+    for harness, rows in lossy_rows.items():
+        for native, canonical in sorted(rows, key=lambda row: row[0].lossy):
+            to_canonical[harness].setdefault(native.name.casefold(), canonical)
+    return _Tables(to_native, to_canonical)
+
+
+def canonical_tools() -> tuple[str, ...]:
+    """Every canonical tool name the table knows, in table order."""
+    return tuple(line.split()[0] for line in _TABLE.strip().splitlines())
+
+
+def to_native(harness: str, canonical: str) -> NativeName | None:
+    """The name ``harness`` uses for the canonical tool, or ``None`` when it has none."""
+    names = _tables().to_native[harness].get(canonical)
+    return names[0] if names else None
+
+
+def native_names(harness: str, canonical: str) -> tuple[NativeName, ...]:
+    """Every native name listed for the canonical tool (the first is the one to write)."""
+    return _tables().to_native[harness].get(canonical, ())
+
+
+def to_canonical(harness: str, native: str) -> str | None:
+    """The canonical tool for a native name (case-insensitive), or ``None``."""
+    return _tables().to_canonical[harness].get(native.casefold())
+
+
+# ``Bash(git log:*)``: a canonical tool narrowed to an argument pattern (docs/format.md).
+_NARROWED = re.compile(r"^(?P<tool>[A-Za-z][A-Za-z0-9_]*)\((?P<arg>.*)\)$", re.S)
+
+
+class ToolRef(NamedTuple):
+    """A canonical tool reference taken apart: ``Bash(git log:*)`` → (``Bash``, ``git log *``),
+    ``mcp__github__create_issue`` → server ``github``, tool ``create_issue``."""
+
+    tool: str
+    argument: str | None = None  # the narrowing as an OpenCode pattern, or None
+    server: str | None = None  # MCP server name for mcp__ names
+    mcp_tool: str | None = None  # MCP tool name ("*" for a whole server)
+
+
+def split_ref(name: str) -> ToolRef:
+    """Take a canonical tool name apart (see :class:`ToolRef`)."""
+    if name.startswith("mcp__"):
+        rest = name[5:]
+        server, sep, tool = rest.partition("__")
+        if sep and server:
+            return ToolRef(name, server=server, mcp_tool=tool or "*")
+        return ToolRef(name, server=rest or None, mcp_tool="*")
+    match = _NARROWED.match(name)
+    if match:
+        return ToolRef(match["tool"], argument=claude_pattern_to_glob(match["arg"]))
+    return ToolRef(name)
+
+
+def claude_pattern_to_glob(argument: str) -> str:
+    """Claude's ``git log:*`` prefix form as an OpenCode glob (``git log *``); other
+    arguments are already globs."""
+    if argument.endswith(":*"):
+        return argument[:-2] + " *"
+    return argument
+
+
+def glob_to_claude_pattern(pattern: str) -> str:
+    """The inverse of :func:`claude_pattern_to_glob` for ``bash`` rules."""
+    if pattern.endswith(" *"):
+        return pattern[:-2] + ":*"
+    return pattern
+
+
+def opencode_mcp_key(server: str, tool: str) -> str:
+    """OpenCode's tool id and permission key for an MCP tool: ``<server>_<tool>`` with every
+    character outside ``[a-zA-Z0-9_-]`` replaced by ``_`` (``packages/opencode/src/mcp``).
+    A whole-server reference (``tool == "*"``) becomes the glob ``<server>_*``."""
+    clean_server = re.sub(r"[^a-zA-Z0-9_-]", "_", server)
+    if tool == "*":
+        return f"{clean_server}_*"
+    return f"{clean_server}_{re.sub(r'[^a-zA-Z0-9_-]', '_', tool)}"
+
+
+def opencode_key(name: str, *, embedded: str = "") -> str:
+    """The OpenCode permission key for a canonical tool name: built-ins through the table,
+    ``mcp__s__t`` through OpenCode's MCP grammar, bare embedded-server commands under
+    ``embedded`` when given, anything else unchanged (it may already be an OpenCode key)."""
+    ref = split_ref(name)
+    if ref.server is not None:
+        return opencode_mcp_key(ref.server, ref.mcp_tool or "*")
+    native = to_native("opencode", ref.tool)
+    if native is not None:
+        return native.name
+    if embedded and ref.tool not in canonical_tools() and ref.tool.islower():
+        return opencode_mcp_key(embedded, ref.tool)
+    return ref.tool

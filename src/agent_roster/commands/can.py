@@ -1,0 +1,98 @@
+"""``can``: would this profile let the agent call this tool (with this argument)?
+
+The answer uses OpenCode's permission semantics, the canonical model
+(``docs/codecs/permissions.md``): the profile's effective ordered rules (``permission_mode``,
+``allowed_tools``, ``permission``, ``denied_tools``, README D9), the last matching rule
+decides, no match asks.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import NamedTuple
+
+from agent_roster.codecs.permissions import Decision, SourcedRule, effective_rules, evaluate
+from agent_roster.codecs.tool_names import opencode_key
+from agent_roster.commands.project_profiles import show_effective_profile
+from agent_roster.commands.show import show_profile
+from agent_roster.errors import InvalidDocumentError, UsageError
+from agent_roster.model.profile import AgentProfile
+from agent_roster.resolve.config import load_config
+from agent_roster.resolve.index import ProfileIndex
+from agent_roster.vault.loader import load_vault
+
+
+class CanAnswer(NamedTuple):
+    """The decision for one call, and how it was reached."""
+
+    profile: str
+    project: str | None
+    tool: str
+    key: str  # the OpenCode permission key the tool maps to
+    argument: str
+    decision: Decision
+    rules: tuple[SourcedRule, ...]
+
+    def to_dict(self) -> dict[str, object]:
+        rule = self.decision.rule
+        return {
+            "profile": self.profile,
+            "project": self.project,
+            "tool": self.tool,
+            "key": self.key,
+            "argument": self.argument,
+            "action": self.decision.action.value,
+            "rule": None
+            if rule is None
+            else {
+                "index": self.decision.position,
+                "source": rule.source,
+                "permission": rule.rule.permission,
+                "pattern": rule.rule.pattern,
+                "action": rule.rule.action.value,
+            },
+            "rules": [
+                {
+                    "source": r.source,
+                    "permission": r.rule.permission,
+                    "pattern": r.rule.pattern,
+                    "action": r.rule.action.value,
+                }
+                for r in self.rules
+            ],
+        }
+
+
+def can(
+    vault: str | os.PathLike[str],
+    profile_id: str,
+    tool: str,
+    argument: str | None = None,
+    *,
+    project: str | None = None,
+) -> CanAnswer:
+    """Whether ``profile_id`` (effective in ``project``) allows, asks for or denies ``tool``
+    called with ``argument`` (``None``: the tool in general, OpenCode's ``*``)."""
+    if not tool.strip():
+        raise UsageError("name the tool to check, e.g. Bash or mcp__github__create_issue")
+    config = load_config(vault).config
+    profile = _effective(vault, profile_id, project)
+    embedded = config.embedded.name
+    rules = effective_rules(profile, embedded=embedded)
+    key = opencode_key(tool, embedded=embedded)
+    arg = "*" if argument is None else argument
+    return CanAnswer(profile_id, project, tool, key, arg, evaluate(rules, key, arg), rules)
+
+
+def _effective(vault: str | os.PathLike[str], profile_id: str, project: str | None) -> AgentProfile:
+    if project is not None:
+        return show_effective_profile(vault, project, profile_id).profile
+    shown = show_profile(vault, profile_id)  # NotFoundError with did-you-mean when absent
+    if not shown.ok:
+        raise InvalidDocumentError(f"the profile {profile_id!r} has errors", shown.diagnostics)
+    config = load_config(vault).config
+    snapshot = load_vault(vault, embedded=config.embedded.name)
+    good = [p.profile for p in snapshot.profiles.values() if p.ok and p.profile is not None]
+    found = ProfileIndex(config, good).effective(profile_id)
+    assert found is not None  # show_profile found a valid file for it
+    return found.profile

@@ -1,0 +1,179 @@
+"""Shared helpers for codec tests: the real harness CLIs and the round trip every codec
+must pass (``import(render(p)) == p`` on the codec's native fields, README D12)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_roster.codecs.base import Codec, Discovery, Rendering, RenderRequest, Roots, Scope
+from agent_roster.model.mcp import McpServer
+from agent_roster.model.profile import AgentProfile
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLES = REPO / "examples" / "vault"
+
+#: npm package of each harness CLI the acceptance tests run (``.ci/run`` installs them).
+NPM_PACKAGES = {
+    "claude": "@anthropic-ai/claude-code",
+    "opencode": "opencode-ai",
+    "gemini": "@google/gemini-cli",
+    "codex": "@openai/codex",
+    "rulesync": "rulesync",
+}
+
+
+def harness_binary(name: str) -> str | None:
+    """A harness CLI: ``.tools/npm/node_modules/.bin/NAME`` (where ``.ci/run`` installs the
+    pinned versions) first, else ``NAME`` on PATH."""
+    local = REPO / ".tools" / "npm" / "node_modules" / ".bin" / name
+    if os.access(local, os.X_OK):
+        return str(local)
+    return shutil.which(name)
+
+
+def need_harness(name: str) -> str:
+    """The CLI's path; skips when it is missing, except under CI where that is a failure."""
+    found = harness_binary(name)
+    if found is not None:
+        return found
+    reason = (
+        f"the {name} CLI is not installed (npm install --prefix .tools/npm {NPM_PACKAGES[name]})"
+    )
+    if os.environ.get("CI"):
+        pytest.fail(f"CI is set but {reason}")
+    pytest.skip(reason)
+
+
+def run_harness(
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    home: Path,
+    env: Mapping[str, str] | None = None,
+    timeout: float = 120,
+) -> subprocess.CompletedProcess[str]:
+    """Run a harness CLI with an isolated HOME (and XDG folders inside it), no stdin."""
+    full_env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_DATA_HOME": str(home / ".local" / "share"),
+        "XDG_STATE_HOME": str(home / ".local" / "state"),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "NO_COLOR": "1",
+        "CI": "1",
+        **(env or {}),
+    }
+    return subprocess.run(
+        list(argv),
+        cwd=cwd,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+
+
+def write_rendering(rendering: Rendering, root: Path) -> list[Path]:
+    """Write a render's files under ``root`` (what ``roster render --out root`` does)."""
+    written = []
+    for native in rendering.files:
+        path = root / native.path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(native.content, encoding="utf-8")
+        written.append(path)
+    return written
+
+
+def render_and_discover(
+    codec: Codec,
+    profiles: Iterable[AgentProfile],
+    servers: Mapping[str, McpServer],
+    scope: Scope = Scope.PROJECT,
+    root: Path | None = None,
+) -> tuple[Rendering, Discovery]:
+    """Render into a fresh workspace (or home, for user scope) and discover from it."""
+    base = root or Path(tempfile.mkdtemp(prefix=f"roundtrip-{codec.name}-"))
+    workspace, home = base / "workspace", base / "home"
+    workspace.mkdir(parents=True, exist_ok=True)
+    home.mkdir(parents=True, exist_ok=True)
+    target = workspace if scope is Scope.PROJECT else home
+    request = RenderRequest(profiles=tuple(profiles), servers=dict(servers), scope=scope)
+
+    def existing(rel: str) -> str | None:
+        path = target / rel
+        return path.read_text(encoding="utf-8") if path.is_file() else None
+
+    rendering = codec.render(request, existing)
+    write_rendering(rendering, target)
+    return rendering, codec.discover(Roots(workspace=workspace, home=home))
+
+
+#: Canonical fields every codec either carries or reports as lost.
+CHECKED_FIELDS = (
+    "name",
+    "description",
+    "model",
+    "permission_mode",
+    "max_turns",
+    "temperature",
+    "top_p",
+    "mode",
+    "color",
+    "permission",
+    "allowed_tools",
+    "denied_tools",
+    "mcp_servers",
+    "prompt",
+)
+#: Fields whose meaning is the effective ordered rule list (README D9, D12): a codec that
+#: folds them into native rules round-trips when that list is unchanged.
+PERMISSION_FIELDS = frozenset({"permission_mode", "allowed_tools", "denied_tools", "permission"})
+
+
+def field_value(profile: AgentProfile, field: str) -> Any:
+    return profile.prompt if field == "prompt" else getattr(profile, field)
+
+
+def effective_rule_list(profile: AgentProfile) -> list[tuple[str, str, str]]:
+    from agent_roster.codecs.permissions import effective_rules
+
+    return [
+        (r.rule.permission, r.rule.pattern, r.rule.action.value) for r in effective_rules(profile)
+    ]
+
+
+def same_field(original: AgentProfile, back: AgentProfile, field: str) -> bool:
+    """Whether ``field`` survived the round trip (permission fields: as a whole)."""
+    if field_value(original, field) == field_value(back, field):
+        return True
+    return field in PERMISSION_FIELDS and effective_rule_list(original) == effective_rule_list(back)
+
+
+def roundtrip_differences(
+    codec: Codec, originals: Iterable[AgentProfile], discovered: Iterable[AgentProfile]
+) -> list[str]:
+    """Every native field where ``import(render(p))`` differs from ``p`` (empty when equal),
+    plus profiles that did not come back."""
+    found = {p.id: p for p in discovered}
+    problems = []
+    for original in originals:
+        back = found.get(original.id)
+        if back is None:
+            problems.append(f"{original.id}: not discovered after render")
+            continue
+        for field in sorted(codec.native_fields):
+            want, got = field_value(original, field), field_value(back, field)
+            if not same_field(original, back, field):
+                problems.append(f"{original.id}.{field}: rendered {want!r}, discovered {got!r}")
+    return problems

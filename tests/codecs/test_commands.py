@@ -1,0 +1,173 @@
+"""The harness commands (render, import, discover, can) through their functions and the CLI.
+
+Codec behaviour is tested per codec; here: what happens to the files (written only when
+changed, --check, --dry-run, refusal to write outside --out), what import does to the vault
+(never overwrites without --overwrite, validates before writing), and `roster can`.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from agent_roster.cli import main
+from agent_roster.codecs.base import NativeFile, Rendering
+from agent_roster.commands import harness
+from agent_roster.commands.can import can
+from agent_roster.commands.discover import import_agents
+from agent_roster.commands.harness import CREATED, UNCHANGED, UPDATED, render_agents
+from agent_roster.errors import NotFoundError, UsageError, VaultError
+from agent_roster.vault.loader import load_vault
+
+from .helpers import EXAMPLES
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    target = tmp_path / "vault"
+    shutil.copytree(EXAMPLES, target)
+    return target
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_render_writes_then_reports_unchanged(vault: Path, tmp_path: Path) -> None:
+    out = tmp_path / "ws"
+    first = render_agents(vault, ["claude"], out=out)
+    assert first.ok
+    agent = out / ".claude" / "agents" / "coding.md"
+    assert agent.is_file()
+    assert {f.status for f in first.files} == {CREATED}
+    second = render_agents(vault, ["claude"], out=out)
+    assert {f.status for f in second.files} == {UNCHANGED}
+    assert second.changed == ()
+
+
+def test_render_check_and_dry_run_write_nothing(vault: Path, tmp_path: Path) -> None:
+    out = tmp_path / "ws"
+    render_agents(vault, ["claude"], out=out, ids=["coding"])
+    agent = out / ".claude" / "agents" / "coding.md"
+    agent.write_text(agent.read_text() + "\nhand edit\n")
+    before = agent.read_text()
+    checked = render_agents(vault, ["claude"], out=out, ids=["coding"], check=True)
+    assert not checked.ok
+    assert [f.status for f in checked.changed] == [UPDATED]
+    dry = render_agents(vault, ["claude"], out=out, ids=["coding"], dry_run=True)
+    diff = next(f.diff for f in dry.files if f.path.endswith("coding.md"))
+    assert "-hand edit" in diff
+    assert agent.read_text() == before  # neither wrote
+    assert render_agents(vault, ["claude"], out=out, ids=["coding"]).ok
+    assert render_agents(vault, ["claude"], out=out, ids=["coding"], check=True).ok
+
+
+def test_render_cli_check_exit_codes(
+    vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "ws"
+    args = ("--vault", str(vault), "render", "--to", "claude", "--out", str(out))
+    code, _, _ = run(capsys, *args, "--check")
+    assert code == 1  # nothing rendered yet: every file differs
+    code, stdout, _ = run(capsys, *args)
+    assert code == 0 and "created" in stdout
+    code, stdout, _ = run(capsys, *args, "--check")
+    assert code == 0 and "unchanged" in stdout
+
+
+def test_render_unknown_id_is_a_usage_error(vault: Path, tmp_path: Path) -> None:
+    with pytest.raises(NotFoundError, match="no profile 'codin'"):
+        render_agents(vault, ["claude"], out=tmp_path, ids=["codin"])
+    with pytest.raises(UsageError, match="unknown harness"):
+        render_agents(vault, ["claud"], out=tmp_path)
+
+
+class _EvilCodec:
+    name = "evil"
+    title = "Evil"
+    native_fields = frozenset({"prompt"})
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def discover(self, roots):  # type: ignore[no-untyped-def]
+        raise NotImplementedError
+
+    def render(self, request, existing):  # type: ignore[no-untyped-def]
+        return Rendering(files=(NativeFile(path=self.path, content="x"),))
+
+
+@pytest.mark.parametrize("path", ["../escape.md", "/etc/evil.md", "link/escape.md"])
+def test_render_never_writes_outside_out(
+    path: str, vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "ws"
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    out.mkdir()
+    (out / "link").symlink_to(outside)
+    monkeypatch.setattr(harness, "get_codec", lambda name: _EvilCodec(path))
+    with pytest.raises(VaultError, match="refusing to write"):
+        render_agents(vault, ["evil"], out=out)
+    assert list(outside.iterdir()) == []
+    assert not (tmp_path / "escape.md").exists()
+
+
+def test_import_round_trip_into_an_empty_vault(vault: Path, tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    render_agents(vault, ["claude"], out=ws)
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    report = import_agents(fresh, "claude", workspace=ws, home=tmp_path / "home")
+    assert report.ok, [d.format() for d in report.diagnostics]
+    created = {f.path for f in report.files if f.status == "created"}
+    assert "agent-types/coding/profile.md" in created
+    assert any(p.startswith("mcp-servers/") for p in created)
+    snapshot = load_vault(fresh)
+    assert [d.format() for d in snapshot.all_diagnostics() if d.is_error] == []
+
+
+def test_import_never_overwrites_without_flag(vault: Path, tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    render_agents(vault, ["claude"], out=ws, ids=["coding"])
+    agent = ws / ".claude" / "agents" / "coding.md"
+    agent.write_text(agent.read_text().replace("software engineering agent", "SE agent"))
+    target = vault / "agent-types" / "coding" / "profile.md"
+    before = target.read_bytes()
+    report = import_agents(vault, "claude", workspace=ws, home=tmp_path / "home")
+    assert not report.ok
+    assert any(d.code == "import-exists" and "coding" in d.path for d in report.diagnostics)
+    assert target.read_bytes() == before
+    dry = import_agents(
+        vault, "claude", workspace=ws, home=tmp_path / "home", overwrite=True, dry_run=True
+    )
+    assert any(f.status == "overwritten" for f in dry.files)
+    assert target.read_bytes() == before
+    done = import_agents(vault, "claude", workspace=ws, home=tmp_path / "home", overwrite=True)
+    assert done.ok
+    assert "SE agent" in target.read_text()
+
+
+def test_can_answers_with_the_deciding_rule(capsys: pytest.CaptureFixture[str]) -> None:
+    answer = can(EXAMPLES, "coding", "Bash", "git push --force origin main")
+    assert answer.decision.action.value == "deny"
+    assert answer.decision.rule is not None and answer.decision.rule.source == "denied_tools"
+    assert can(EXAMPLES, "coding", "Bash", "git status").decision.action.value == "allow"
+    assert can(EXAMPLES, "coding", "mcp__github__create_issue").decision.action.value == "deny"
+    code, out, _ = run(
+        capsys, "--vault", str(EXAMPLES), "can", "coding", "Bash", "rm -rf /", "--json"
+    )
+    data = json.loads(out)
+    assert code == 0
+    assert data["action"] == "deny" and data["key"] == "bash"
+    assert data["rule"]["pattern"] == "rm -rf *"
+
+
+def test_can_unknown_profile_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "--vault", str(EXAMPLES), "can", "nope", "Bash")
+    assert code == 2 and "no profile 'nope'" in err

@@ -1,0 +1,214 @@
+"""The canonical permission semantics (OpenCode's), docs/codecs/permissions.md §1.
+
+The matcher is checked here against the rules OpenCode 1.18.33 implements
+(``Wildcard.match``: ``\\`` → ``/``, regex metacharacters escaped, ``*`` → ``.*``, ``?`` → ``.``,
+a trailing `` .*`` made optional, ``^…$`` with the ``s`` flag); a few of the same cases run
+through the real CLI in ``test_opencode_cli.py::test_bash_decisions_match_the_canonical_evaluator``.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from agent_roster.codecs.permissions import (
+    SourcedRule,
+    effective_rules,
+    evaluate,
+    expand_home,
+    has_argument_rules,
+    key_decisions,
+    rules_from_config,
+    rules_to_config,
+    wildcard_match,
+)
+from agent_roster.errors import UsageError
+from agent_roster.model.profile import AgentProfile, PermissionAction, PermissionRule
+
+ALLOW, ASK, DENY = PermissionAction.ALLOW, PermissionAction.ASK, PermissionAction.DENY
+
+
+def rule(key: str, pattern: str, action: PermissionAction) -> PermissionRule:
+    return PermissionRule(permission=key, pattern=pattern, action=action)
+
+
+def sourced(*rules: PermissionRule) -> list[SourcedRule]:
+    return [SourcedRule(r, "permission") for r in rules]
+
+
+@pytest.mark.parametrize(
+    ("text", "pattern", "expected"),
+    [
+        ("anything at all", "*", True),
+        ("", "*", True),
+        ("src/a/b.py", "src/*.py", True),  # "*" crosses "/"
+        ("src/a/b.py", "src/**.py", True),  # "**" is just "*"
+        ("src/a/b.py", "src/**/*.ts", False),
+        ("cat", "c?t", True),
+        ("c/t", "c?t", True),  # "?" matches "/" too
+        ("ct", "c?t", False),
+        ("caat", "c?t", False),
+        ("git push", "git push *", True),  # trailing " *" is optional
+        ("git push --force", "git push *", True),
+        ("git pushx", "git push *", False),
+        ("git push", "git push*", True),
+        ("a.b", "a.b", True),  # regex metacharacters are literal
+        ("axb", "a.b", False),
+        ("a", "[ab]", False),
+        ("[ab]", "[ab]", True),
+        ("a", "{a,b}", False),
+        ("aab", "a+b", False),
+        ("a+b", "a+b", True),
+        ("x(1)|y", "x(1)|y", True),
+        ("$HOME^", "$HOME^", True),
+        ("C:\\work\\a.py", "C:/work/*", True),  # "\" normalised in the input
+        ("C:/work/a.py", "C:\\work\\*", True),  # and in the pattern
+        ("line one\nline two", "line*two", True),  # dot-all
+        ("prefix git status", "git status", False),  # anchored at both ends
+        ("git status --short", "git status", False),
+        ("Git status", "git status", False),  # case-sensitive
+    ],
+)
+def test_wildcard_match(text: str, pattern: str, expected: bool) -> None:
+    assert wildcard_match(text, pattern) is expected
+
+
+def test_trailing_newline_is_not_ignored() -> None:
+    assert wildcard_match("rm -rf /\n", "rm -rf /") is False
+
+
+def test_last_matching_rule_wins() -> None:
+    rules = sourced(
+        rule("bash", "*", ASK),
+        rule("bash", "git *", ALLOW),
+        rule("bash", "git push *", DENY),
+    )
+    assert evaluate(rules, "bash", "git status").action is ALLOW
+    assert evaluate(rules, "bash", "git push origin").action is DENY
+    assert evaluate(rules, "bash", "git push").action is DENY
+    decision = evaluate(rules, "bash", "ls")
+    assert (decision.action, decision.position) == (ASK, 0)
+    # A later, broader rule overrides the narrower one before it.
+    assert evaluate([*rules, *sourced(rule("*", "*", ALLOW))], "bash", "git push").action is ALLOW
+
+
+def test_no_match_asks() -> None:
+    decision = evaluate(sourced(rule("edit", "*", DENY)), "bash", "ls")
+    assert decision.action is ASK
+    assert decision.position is None and decision.rule is None
+    assert evaluate([], "read").action is ASK
+
+
+def test_the_key_is_a_wildcard_too() -> None:
+    rules = sourced(rule("*", "*", DENY), rule("github_*", "*", ALLOW))
+    assert evaluate(rules, "github_create_issue").action is ALLOW
+    assert evaluate(rules, "gitlab_create_issue").action is DENY
+    assert evaluate(rules, "bash", "ls").action is DENY
+
+
+def test_argument_defaults_to_star_meaning_the_tool_in_general() -> None:
+    rules = sourced(rule("bash", "*", ALLOW), rule("bash", "rm *", DENY))
+    assert evaluate(rules, "bash").action is ALLOW  # "*" does not match "rm *"
+    assert key_decisions(rules, ["bash", "edit"]) == {"bash": ALLOW, "edit": ASK}
+
+
+def test_home_is_expanded_at_the_start_of_patterns_only() -> None:
+    assert expand_home("~", "/h") == "/h"
+    assert expand_home("~/notes/*", "/h") == "/h/notes/*"
+    assert expand_home("$HOME/x", "/h") == "/h/x"
+    assert expand_home("$HOMEx", "/h") == "/hx"
+    assert expand_home("a/~/b", "/h") == "a/~/b"
+    rules = sourced(rule("read", "~/secret/*", DENY))
+    assert evaluate(rules, "read", "/h/secret/k", home="/h").action is DENY
+    assert evaluate(rules, "read", "~/secret/k", home="/h").action is ASK
+
+
+def test_effective_rules_fold_in_d9_order() -> None:
+    profile = AgentProfile(
+        id="p",
+        name="p",
+        permission_mode="acceptEdits",
+        allowed_tools=("Read", "Bash(git log:*)", "mcp__github__get_issue", "get_task"),
+        permission=(rule("webfetch", "*", ASK),),
+        denied_tools=("Write", "mcp__github__*"),
+    )
+    got = [
+        (s.rule.permission, s.rule.pattern, s.rule.action, s.source)
+        for s in effective_rules(profile)
+    ]
+    assert got == [
+        ("edit", "*", ALLOW, "permission_mode"),
+        ("*", "*", DENY, "allowed_tools"),
+        ("read", "*", ALLOW, "allowed_tools"),
+        ("bash", "git log *", ALLOW, "allowed_tools"),
+        ("github_get_issue", "*", ALLOW, "allowed_tools"),
+        ("get_task", "*", ALLOW, "allowed_tools"),
+        ("webfetch", "*", ASK, "permission"),
+        ("edit", "*", DENY, "denied_tools"),
+        ("github_*", "*", DENY, "denied_tools"),
+    ]
+    rules = effective_rules(profile)
+    # acceptEdits' edit allow is overridden by the later "*" deny, then Write's deny.
+    assert evaluate(rules, "edit", "a.py").action is DENY
+    assert evaluate(rules, "bash", "git log -3").action is ALLOW
+    assert evaluate(rules, "bash", "git status").action is DENY
+    assert evaluate(rules, "github_get_issue").action is DENY  # denied_tools come last
+
+
+def test_effective_rules_modes_and_embedded_server() -> None:
+    def keys(**kw: object) -> list[tuple[str, str]]:
+        profile = AgentProfile(id="p", name="p", **kw)  # type: ignore[arg-type]
+        return [
+            (s.rule.permission, s.rule.action.value)
+            for s in effective_rules(profile, embedded="agent-queue")
+        ]
+
+    assert keys(permission_mode="plan") == [("edit", "deny")]
+    assert keys(permission_mode="bypassPermissions") == [("*", "allow")]
+    assert keys(permission_mode="full") == [("*", "allow")]
+    assert keys(permission_mode="default") == []
+    assert keys(permission_mode="auto") == []
+    assert keys(allowed_tools=("create_task",)) == [
+        ("*", "deny"),
+        ("agent-queue_create_task", "allow"),
+    ]
+
+
+def test_rules_from_config() -> None:
+    assert rules_from_config("ask") == (rule("*", "*", ASK),)
+    assert rules_from_config({"bash": {"*": "ask", "git *": "allow"}, "edit": "deny"}) == (
+        rule("bash", "*", ASK),
+        rule("bash", "git *", ALLOW),
+        rule("edit", "*", DENY),
+    )
+    with pytest.raises(UsageError, match="maybe"):
+        rules_from_config({"bash": "maybe"})
+    with pytest.raises(UsageError):
+        rules_from_config(["ask"])
+    with pytest.raises(UsageError):
+        rules_from_config({"bash": 3})
+
+
+def test_rules_to_config_groups_keys_and_round_trips() -> None:
+    rules = (
+        rule("*", "*", ASK),
+        rule("bash", "*", DENY),
+        rule("bash", "ls *", ALLOW),
+        rule("webfetch", "*", ALLOW),
+    )
+    config = rules_to_config(rules)
+    assert config == {"*": "ask", "bash": {"*": "deny", "ls *": "allow"}, "webfetch": "allow"}
+    assert rules_from_config(config) == rules
+    # A repeated key is grouped at its first position; a repeated pattern keeps the last action.
+    assert rules_to_config(
+        [rule("edit", "*", ALLOW), rule("read", "*", ALLOW), rule("edit", "*", DENY)]
+    ) == {
+        "edit": "deny",
+        "read": "allow",
+    }
+    assert not has_argument_rules(rules[:2])
+    assert has_argument_rules(rules)
+
+
+def test_todowrite_takes_only_an_action() -> None:
+    config = rules_to_config([rule("todowrite", "*", ALLOW), rule("todowrite", "x", DENY)])
+    assert config["todowrite"] == "allow"
