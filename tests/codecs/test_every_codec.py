@@ -179,3 +179,23 @@ def test_nothing_is_lost_silently(
         if field not in lost and not same_field(profile, back, field)
     ]
     assert silent == [], f"{name} changed fields without reporting a loss"
+
+
+@pytest.mark.parametrize("name", CODECS)
+def test_unset_fields_are_never_reported(name: str, tmp_path: Path) -> None:
+    """A loss names a field the profile sets; a minimal profile loses at most what it has."""
+    minimal = AgentProfile(
+        id="minimal",
+        name="minimal",
+        description="Answers questions about the code",
+        model="claude-sonnet-4-6",
+        sections=(PromptSection(heading="Role", body="You answer questions."),),
+    )
+    rendering, _ = render_and_discover(get_codec(name), [minimal], {}, Scope.PROJECT, tmp_path)
+    # OpenCode derives a provider from the model family, and reports that it did.
+    assert {loss.field for loss in rendering.losses} <= {
+        "description",
+        "model",
+        "provider",
+        "prompt",
+    }

@@ -32,7 +32,6 @@ from agent_roster.codecs.claude_files import (
     name_loss,
     read_agent_file,
     read_json_file,
-    referenced_servers,
 )
 from agent_roster.codecs.claude_read import (
     CANONICAL_KEYS,
@@ -105,32 +104,14 @@ class ClaudeCodec:
             if native is not None:
                 files.append(native)
                 rendered.append(profile)
-        servers, missing = referenced_servers(rendered, request.servers)
         mcp_path = PROJECT_MCP if request.scope is Scope.PROJECT else USER_MCP
-        for name, ids in missing.items():
-            diagnostics.append(
-                harness_diagnostic(
-                    "render-unsupported",
-                    f"{', '.join(ids)} reference MCP server '{name}', which the registry does "
-                    "not have; Claude Code will not find it",
-                    path=mcp_path,
-                    hint=f"add mcp-servers/{name}.md to the vault",
-                    warning=True,
-                )
-            )
-        entries: dict[str, dict[str, Any]] = {}
-        for name, server in sorted(servers.items()):
-            entry, _ = claude_mcp.server_to_native(server, claude_mcp.CLAUDE)
-            if entry is not None:  # every canonical transport and env form exists in Claude
-                entries[name] = entry
-        if entries:
-            merged = claude_mcp.merge_into(
-                existing(mcp_path), mcp_path, entries, claude_mcp.CLAUDE, diagnostics
-            )
-            if merged is not None:
-                # ~/.claude.json also holds OAuth state; keep it private as Claude does.
-                mode = 0o600 if request.scope is Scope.USER else 0o644
-                files.append(NativeFile(path=mcp_path, content=merged, mode=mode))
+        # ~/.claude.json also holds OAuth state; keep it private as Claude does.
+        mode = 0o600 if request.scope is Scope.USER else 0o644
+        mcp_file = claude_mcp.render_mcp_file(
+            rendered, request.servers, claude_mcp.CLAUDE, mcp_path, existing, diagnostics, mode=mode
+        )
+        if mcp_file is not None:
+            files.append(mcp_file)
         return Rendering(files=tuple(files), losses=tuple(losses), diagnostics=tuple(diagnostics))
 
     def _render_agent(

@@ -101,7 +101,7 @@ COMMON_DROPS: dict[str, str] = {
 
 def is_set(value: Any) -> bool:
     """Whether a canonical field holds something (empty values mean "default")."""
-    if value is None:
+    if value is None or value is False:
         return False
     if isinstance(value, (str, tuple, list, dict)):
         return bool(value)

@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
+from agent_roster.codecs.base import NativeFile, ReadExisting
+from agent_roster.codecs.claude_files import referenced_servers
 from agent_roster.codecs.native_md import harness_diagnostic
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.mcp import McpServer, Transport
+from agent_roster.model.profile import AgentProfile
 
 
 class Dialect(NamedTuple):
@@ -307,3 +310,49 @@ def merge_into(
     merged.update(entries)
     data[dialect.key] = merged
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def render_mcp_file(
+    profiles: Iterable[AgentProfile],
+    registry: Mapping[str, McpServer],
+    dialect: Dialect,
+    path: str,
+    existing: ReadExisting,
+    diagnostics: list[Diagnostic],
+    *,
+    mode: int = 0o644,
+) -> NativeFile | None:
+    """The scope's MCP file with every server the rendered ``profiles`` reference merged
+    in, or ``None`` when there is nothing to write (or the existing file must not be
+    touched). Names the registry lacks, and servers the dialect cannot express, are
+    reported against ``path``."""
+    servers, missing = referenced_servers(profiles, registry)
+    for name, ids in missing.items():
+        diagnostics.append(
+            harness_diagnostic(
+                "render-unsupported",
+                f"{', '.join(ids)} reference MCP server '{name}', which the registry does "
+                f"not have; {dialect.title} will not find it",
+                path=path,
+                hint=f"add mcp-servers/{name}.md to the vault",
+                warning=True,
+            )
+        )
+    entries: dict[str, dict[str, Any]] = {}
+    for name, server in sorted(servers.items()):
+        entry, problem = server_to_native(server, dialect)
+        if entry is None:
+            diagnostics.append(
+                harness_diagnostic(
+                    "render-unsupported",
+                    f"MCP server '{name}': {problem}",
+                    path=path,
+                    hint="use a plain ${VAR} reference",
+                )
+            )
+            continue
+        entries[name] = entry
+    if not entries:
+        return None
+    merged = merge_into(existing(path), path, entries, dialect, diagnostics)
+    return None if merged is None else NativeFile(path=path, content=merged, mode=mode)

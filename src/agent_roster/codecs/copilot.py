@@ -31,7 +31,6 @@ from agent_roster.codecs.claude_files import (
     list_files,
     read_agent_file,
     read_json_file,
-    referenced_servers,
 )
 from agent_roster.codecs.claude_rules import narrowed_sentences, rule_sentence
 from agent_roster.codecs.copilot_read import ALIASES, MAX_PROMPT, read_agent
@@ -100,37 +99,11 @@ class CopilotCodec:
             mcp_path, dialect = PROJECT_MCP, claude_mcp.VSCODE
         else:
             mcp_path, dialect = USER_MCP, claude_mcp.COPILOT_CLI
-        servers, missing = referenced_servers(rendered, request.servers)
-        for name, ids in missing.items():
-            diagnostics.append(
-                harness_diagnostic(
-                    "render-unsupported",
-                    f"{', '.join(ids)} reference MCP server '{name}', which the registry lacks",
-                    path=mcp_path,
-                    hint=f"add mcp-servers/{name}.md to the vault",
-                    warning=True,
-                )
-            )
-        entries: dict[str, dict[str, Any]] = {}
-        for name, server in sorted(servers.items()):
-            entry, problem = claude_mcp.server_to_native(server, dialect)
-            if entry is None:
-                diagnostics.append(
-                    harness_diagnostic(
-                        "render-unsupported",
-                        f"MCP server '{name}': {problem}",
-                        path=mcp_path,
-                        hint="use a plain ${VAR} reference",
-                    )
-                )
-                continue
-            entries[name] = entry
-        if entries:
-            merged = claude_mcp.merge_into(
-                existing(mcp_path), mcp_path, entries, dialect, diagnostics
-            )
-            if merged is not None:
-                files.append(NativeFile(path=mcp_path, content=merged))
+        mcp_file = claude_mcp.render_mcp_file(
+            rendered, request.servers, dialect, mcp_path, existing, diagnostics
+        )
+        if mcp_file is not None:
+            files.append(mcp_file)
         return Rendering(files=tuple(files), losses=tuple(losses), diagnostics=tuple(diagnostics))
 
     def _render_agent(

@@ -32,7 +32,6 @@ from agent_roster.codecs.claude_files import (
     name_loss,
     read_agent_file,
     read_json_file,
-    referenced_servers,
 )
 from agent_roster.codecs.claude_rules import rule_sentence
 from agent_roster.codecs.native_md import harness_diagnostic, write_native
@@ -90,37 +89,11 @@ class CursorCodec:
             if native is not None:
                 files.append(native)
                 rendered.append(profile)
-        servers, missing = referenced_servers(rendered, request.servers)
-        for name, ids in missing.items():
-            diagnostics.append(
-                harness_diagnostic(
-                    "render-unsupported",
-                    f"{', '.join(ids)} reference MCP server '{name}', which the registry lacks",
-                    path=MCP_FILE,
-                    hint=f"add mcp-servers/{name}.md to the vault",
-                    warning=True,
-                )
-            )
-        entries: dict[str, dict[str, Any]] = {}
-        for name, server in sorted(servers.items()):
-            entry, problem = claude_mcp.server_to_native(server, claude_mcp.CURSOR)
-            if entry is None:
-                diagnostics.append(
-                    harness_diagnostic(
-                        "render-unsupported",
-                        f"MCP server '{name}': {problem}",
-                        path=MCP_FILE,
-                        hint="use a plain ${VAR} reference",
-                    )
-                )
-                continue
-            entries[name] = entry
-        if entries:
-            merged = claude_mcp.merge_into(
-                existing(MCP_FILE), MCP_FILE, entries, claude_mcp.CURSOR, diagnostics
-            )
-            if merged is not None:
-                files.append(NativeFile(path=MCP_FILE, content=merged))
+        mcp_file = claude_mcp.render_mcp_file(
+            rendered, request.servers, claude_mcp.CURSOR, MCP_FILE, existing, diagnostics
+        )
+        if mcp_file is not None:
+            files.append(mcp_file)
         return Rendering(files=tuple(files), losses=tuple(losses), diagnostics=tuple(diagnostics))
 
     def _render_agent(
