@@ -6,6 +6,7 @@ import gc
 import math
 import os
 import statistics
+import threading
 import time
 from collections.abc import Callable, Iterable
 from typing import NamedTuple
@@ -66,3 +67,58 @@ def pin_one_core() -> int | None:
     cpu = idlest_cpu(os.sched_getaffinity(0))
     os.sched_setaffinity(0, {cpu})
     return cpu
+
+
+def _status_kib(pid: int, field: str) -> int:
+    """A ``kB`` field of ``/proc/<pid>/status`` (0 once the process is gone)."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
+    return 0
+
+
+def _descendants(pid: int) -> list[int]:
+    """``pid`` and every process below it, from ``/proc/<pid>/task/*/children``."""
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        try:
+            for task in os.listdir(f"/proc/{current}/task"):
+                with open(f"/proc/{current}/task/{task}/children", encoding="ascii") as handle:
+                    todo.extend(int(child) for child in handle.read().split())
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+class TreeRss:
+    """Samples the summed resident size (``VmRSS``) of a process and its descendants in a
+    background thread, keeping the peak. ``ru_maxrss`` covers one process only (a reaped
+    child's figure replaces, never adds to, its parent's), so a parent that parses in worker
+    processes needs this. Pages the workers share with the parent copy-on-write count once
+    per process, so the sum errs high."""
+
+    def __init__(self, pid: int, interval: float = 0.005) -> None:
+        self.pid = pid
+        self.interval = interval
+        self.peak_kib = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            pids = _descendants(self.pid)
+            self.peak_kib = max(self.peak_kib, sum(_status_kib(p, "VmRSS") for p in pids))
+            self._stop.wait(self.interval)
+
+    def stop(self) -> int:
+        """Stop sampling; the peak in KiB."""
+        self._stop.set()
+        self._thread.join()
+        return self.peak_kib

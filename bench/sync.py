@@ -29,9 +29,11 @@ does) and dropped at the end, so nothing is left in ``public``. What is measured
    The warm ``engine.sync([path])`` of one edited file is timed as well, which splits the
    latency into the sync's own cost and the notification plus settle window. ``roster
    watch`` is stopped with SIGINT once idle, as Ctrl-C would; a note says so if that fails.
-4. **peak RSS** - the cold ``roster sync`` subprocess's own peak (``ru_maxrss`` from
-   ``os.wait4``, highest over the repetitions); the ``roster watch`` process's peak and its
-   resident size after the edits are reported too.
+4. **peak RSS** - the cold ``roster sync`` subprocess with its parse workers: the peak of
+   their summed resident sizes (``VmRSS``, sampled every 5 ms; pages shared copy-on-write
+   count once per process, so this errs high), highest over the repetitions, is judged; the
+   process's own peak (``ru_maxrss`` from ``os.wait4``) is shown too, as are the ``roster
+   watch`` process's peak and its resident size after the edits.
 5. **baseline** - the system the seeds come from (``agent-queue-lessons.md`` section 6),
    emulated honestly in this process: a loop that every 5 s walks every non-hidden vault file
    with ``os.walk`` + ``os.stat``, flushes changes first seen at least 2 s earlier (detection
@@ -44,11 +46,13 @@ does) and dropped at the end, so nothing is left in ``public``. What is measured
    parser in place of the original's (issue 2 measured that at about 4,500 profiles/s), so
    the two differ in how they watch and write, not in parsing.
 
-Throughput phases (1, 2, the single-file sync and the baseline re-sync) run pinned to the
-idlest CPU; the watch phases run unpinned, as a user's watcher would, so the watcher is not
-queued behind the poller. ``roster`` subprocesses cache their bytecode in the scratch folder
-even when ``PYTHONDONTWRITEBYTECODE`` is set (``--keep-env`` turns that off), so they start
-like an installed roster rather than compiling SQLAlchemy from source on every run.
+The single-file sync and the baseline re-sync run pinned to the idlest CPU; phases 1 and 2
+run unpinned, because a large sync parses in worker processes, one per allowed CPU (issue 3:
+the sync is not limited to one core), and the watch phases run unpinned, as a user's watcher
+would, so the watcher is not queued behind the poller. ``roster`` subprocesses cache their
+bytecode in the scratch folder even when ``PYTHONDONTWRITEBYTECODE`` is set (``--keep-env``
+turns that off), so they start like an installed roster rather than compiling SQLAlchemy
+from source on every run.
 
 Prints a table, PASS/FAIL per target, and last one JSON line with every figure; exits 0 when
 every target passes (and every sync wrote what it should), else 1.
@@ -99,7 +103,7 @@ from agent_roster.sync.engine import SyncEngine, SyncReport, content_hash
 from agent_roster.vault.mcp_parser import parse_mcp_server
 from agent_roster.vault.paths import EntryKind, VaultLayout, classify
 from agent_roster.vault.profile_parser import parse_profile
-from benchkit import Timing, idlest_cpu
+from benchkit import Timing, TreeRss, idlest_cpu
 
 TARGET_COLD_S = 2.0
 TARGET_NO_CHANGE_S = 0.3
@@ -232,6 +236,8 @@ class ChildRun(NamedTuple):
     returncode: int
     stdout: str
     stderr: str
+    #: Peak summed resident size of the process and its workers, sampled (0: not sampled).
+    tree_rss_kib: int = 0
 
 
 def child_env(scratch: Path, keep_env: bool) -> dict[str, str]:
@@ -246,16 +252,21 @@ def child_env(scratch: Path, keep_env: bool) -> dict[str, str]:
     return env
 
 
-def run_roster(args: list[str], scratch: Path, env: dict[str, str]) -> ChildRun:
+def run_roster(
+    args: list[str], scratch: Path, env: dict[str, str], *, tree_rss: bool = False
+) -> ChildRun:
     """Run ``roster ARGS`` to completion. Wall time from spawn until reaped; the child's own
-    peak resident set from ``os.wait4``'s rusage (``ru_maxrss``, KiB on Linux)."""
+    peak resident set from ``os.wait4``'s rusage (``ru_maxrss``, KiB on Linux); with
+    ``tree_rss`` also the sampled peak of its resident size summed with its workers'."""
     out_path, err_path = scratch / "roster.out", scratch / "roster.err"
     with open(out_path, "wb") as out, open(err_path, "wb") as err:
         gc.collect()
         start = time.perf_counter()
         proc = subprocess.Popen([*roster_command(), *args], stdout=out, stderr=err, env=env)
+        sampler = TreeRss(proc.pid) if tree_rss else None
         _, status, usage = os.wait4(proc.pid, 0)
         seconds = time.perf_counter() - start
+        tree_kib = sampler.stop() if sampler is not None else 0
     proc.returncode = os.waitstatus_to_exitcode(status)
     return ChildRun(
         seconds,
@@ -263,6 +274,7 @@ def run_roster(args: list[str], scratch: Path, env: dict[str, str]) -> ChildRun:
         proc.returncode,
         out_path.read_text(encoding="utf-8", errors="replace"),
         err_path.read_text(encoding="utf-8", errors="replace"),
+        tree_kib,
     )
 
 
@@ -298,6 +310,7 @@ class SyncPhase(NamedTuple):
     no_change: Timing
     no_change_cli: Timing
     cold_rss_kib: list[int]
+    cold_tree_rss_kib: list[int]
     problems: list[str]
     synced_url: str  # an up-to-date database for the later phases
 
@@ -314,6 +327,7 @@ def sync_phase(
     same = Timing("no-change, new SyncEngine", [])
     same_cli = Timing("no-change, roster sync", [])
     rss: list[int] = []
+    tree_rss: list[int] = []
     problems: list[str] = []
     first_url = ""
     for rep in range(reps):
@@ -329,9 +343,12 @@ def sync_phase(
         if rows != files:
             problems.append(f"after the cold sync the database holds {rows} of {files} rows")
 
-        child = run_roster(["--vault", vault, "--db", cli_url, "sync", "--json"], scratch, env)
+        child = run_roster(
+            ["--vault", vault, "--db", cli_url, "sync", "--json"], scratch, env, tree_rss=True
+        )
         cold_cli.runs.append(child.seconds)
         rss.append(child.max_rss_kib)
+        tree_rss.append(max(child.tree_rss_kib, child.max_rss_kib))
         problems.extend(_check_cli(child, "cold", written=files))
 
         seconds, report = inprocess_sync(url, vault)
@@ -350,7 +367,7 @@ def sync_phase(
             f"(cli {same_cli.runs[-1]:.3f} s)",
             file=sys.stderr,
         )
-    return SyncPhase(cold, cold_cli, same, same_cli, rss, problems, first_url)
+    return SyncPhase(cold, cold_cli, same, same_cli, rss, tree_rss, problems, first_url)
 
 
 def _check_cli(child: ChildRun, what: str, *, written: int) -> list[str]:
@@ -924,7 +941,8 @@ def measure(
 
     env = child_env(scratch, args.keep_env)
     print(f"phase 1+2: cold and no-change syncs, {args.reps} repetitions", file=sys.stderr)
-    phase = sync_phase(vault, dbs, args.reps, scratch, files, env)
+    with pinning.released():  # a large sync parses in worker processes, one per core
+        phase = sync_phase(vault, dbs, args.reps, scratch, files, env)
     problems = list(phase.problems)
     notes: list[str] = []
 
@@ -964,8 +982,8 @@ def measure(
     where = f"pinned to CPU {pinning.cpu}" if pinning.cpu is not None else "not pinned"
     print(
         f"python {platform.python_version()}, SQLAlchemy {sqlalchemy.__version__}, {where} "
-        f"for throughput (watch phases unpinned), {args.reps} repetitions, page cache warm, "
-        f"started {started}"
+        f"for the single-file and baseline syncs (cold, no-change and watch phases unpinned), "
+        f"{args.reps} repetitions, page cache warm, started {started}"
     )
     if args.keep_env:
         print("roster subprocesses: this environment, unchanged")
@@ -1038,12 +1056,16 @@ def measure(
     for mode, w in watches.items():
         print(f"  {names[mode]} ready after {w.ready_s:.2f} s (its initial full sync included)")
     print()
-    peak_mb = max(phase.cold_rss_kib) / 1024 if phase.cold_rss_kib else math.nan
+    # Judged on the process tree: the sync's worker processes count too.
+    tree_kib = phase.cold_tree_rss_kib
+    peak_mb = max(tree_kib) / 1024 if tree_kib else math.nan
+    own_mb = max(phase.cold_rss_kib) / 1024 if phase.cold_rss_kib else math.nan
     print(
-        f"4 peak RSS, cold `roster sync`: {peak_mb:.0f} MB max over {len(phase.cold_rss_kib)} "
-        f"runs (median {statistics.median(phase.cold_rss_kib) / 1024:.0f} MB), "
-        f"target <= {TARGET_RSS_MB:g} MB"
+        f"4 peak RSS, cold `roster sync` with its workers (summed VmRSS, sampled every 5 ms): "
+        f"{peak_mb:.0f} MB max over {len(tree_kib)} runs (median "
+        f"{statistics.median(tree_kib) / 1024:.0f} MB), target <= {TARGET_RSS_MB:g} MB"
     )
+    print(f"  the `roster sync` process alone (ru_maxrss): {own_mb:.0f} MB max")
     watch_proc = watches.get("process")
     if watch_proc is not None and watch_proc.peak_rss_kib is not None:
         after = watch_proc.rss_after_kib or 0
@@ -1142,6 +1164,7 @@ def measure(
             "rss_after_mb": None if w.rss_after_kib is None else round(w.rss_after_kib / 1024, 1),
         }
     figures["cold_cli_peak_rss_mb"] = [round(k / 1024, 1) for k in phase.cold_rss_kib]
+    figures["cold_cli_tree_peak_rss_mb"] = [round(k / 1024, 1) for k in phase.cold_tree_rss_kib]
     figures["baseline"] = {
         "full_files": base.full_files,
         "full_s": round(base.full_s, 3),

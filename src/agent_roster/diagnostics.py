@@ -103,7 +103,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     ),
     "harness-field-unknown": (
         E,
-        "a key the harness does not know; strict harnesses refuse the file, lenient ones ignore it (warning)",
+        "a key the harness does not know; strict ones refuse the file, lenient ones ignore it",
     ),
     "harness-field-type": (E, "a harness field has a type or value the harness does not accept"),
     "harness-name-invalid": (E, "an agent or server name breaks the harness's naming rules"),

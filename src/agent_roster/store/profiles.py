@@ -9,7 +9,7 @@ row stops resolving"); lookups skip such rows unless asked for them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 import msgspec
@@ -20,8 +20,14 @@ from sqlalchemy.sql.elements import ColumnElement
 from agent_roster.diagnostics import did_you_mean
 from agent_roster.errors import NotFoundError, UsageError
 from agent_roster.model import AgentProfile
-from agent_roster.store.common import batched, bulk_upsert, ordered, scoped_key
-from agent_roster.store.profile_rows import merge_fields, profile_to_row, row_to_profile
+from agent_roster.store.common import batched, ordered, scoped_key, upsert_writer
+from agent_roster.store.profile_rows import (
+    ROW_COLUMNS,
+    merge_fields,
+    profile_to_row,
+    profile_values,
+    row_to_profile,
+)
 from agent_roster.store.tables import agent_profiles as t
 from agent_roster.store.tables import projects, tasks
 
@@ -146,18 +152,25 @@ def upsert_many(
 ) -> int:
     """Insert or replace profiles in batches; an existing row keeps its ``created_at``.
     Every upserted row is marked present. Returns how many rows were written."""
-    write = bulk_upsert(conn, t, ["key"], keep=["created_at"])
     written = 0
     for batch in batched(items):
         rows = []
         for item in batch:
             profile, content_hash = (item, "") if isinstance(item, AgentProfile) else item
             rows.append(
-                profile_to_row(profile, at=at, content_hash=content_hash, synced_at=synced_at)
+                profile_values(profile, at=at, content_hash=content_hash, synced_at=synced_at)
             )
-        write(rows)
-        written += len(rows)
+        written += upsert_rows(conn, rows)
     return written
+
+
+def upsert_rows(conn: Connection, rows: Sequence[Sequence[Any]]) -> int:
+    """:func:`upsert_many` for rows already built by ``profile_rows.profile_values`` (sync
+    builds them where it parses, possibly in another process)."""
+    write = upsert_writer(conn, t, ["key"], ["created_at"], ROW_COLUMNS)
+    for batch in batched(rows):
+        write(batch)
+    return len(rows)
 
 
 def set_present(conn: Connection, keys: Iterable[tuple[str, str | None]], present: bool) -> int:

@@ -7,7 +7,7 @@ from typing import Any, NamedTuple
 
 from sqlalchemy import Connection, Select, delete, func, select
 
-from agent_roster.store.common import batched, bulk_upsert
+from agent_roster.store.common import batched, upsert_writer
 from agent_roster.store.tables import sync_files as t
 
 OK = "ok"
@@ -27,6 +27,10 @@ class FileState(NamedTuple):
     diagnostics: str = "[]"
 
 
+#: Columns in the order ``upsert_many`` gives its values: a FileState, then ``updated_at``.
+_COLUMNS = (*FileState._fields, "updated_at")
+
+
 def _states() -> Select[Any]:
     """A query for whole FileState rows, columns in field order."""
     return select(*(t.c[name] for name in FileState._fields))
@@ -40,10 +44,10 @@ def load_all(conn: Connection) -> dict[str, FileState]:
 
 def upsert_many(conn: Connection, states: Iterable[FileState], *, at: float) -> int:
     """Insert or replace file states (one compiled INSERT ... ON CONFLICT, executemany)."""
-    write = bulk_upsert(conn, t, ["path"], keep=[])
+    write = upsert_writer(conn, t, ["path"], [], _COLUMNS)
     count = 0
-    for chunk in batched(list(states), 2000):
-        write([{**s._asdict(), "updated_at": at} for s in chunk])
+    for chunk in batched(states, 2000):
+        write([(*state, at) for state in chunk])
         count += len(chunk)
     return count
 
