@@ -9,7 +9,7 @@ Unknown names are warnings, never errors: a tool may come from a server not prob
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 from agent_roster.commands.catalog import EMBEDDED_COMMANDS
 
@@ -83,6 +83,7 @@ class KnownTools:
         self.servers = frozenset(mcp_servers) | {embedded}
         # A vault repeats a few hundred tool names across thousands of profiles.
         self._verdicts: dict[str, bool] = {}
+        self._known: set[str] = set()
 
     def is_known(self, name: str) -> bool:
         """True when ``name`` (optionally with a ``(pattern)`` rule suffix) is known."""
@@ -92,7 +93,15 @@ class KnownTools:
             parts = split_mcp_name(base) if base not in self.bare else None
             verdict = base in self.bare or (parts is not None and parts[0] in self.servers)
             self._verdicts[name] = verdict
+            if verdict:
+                self._known.add(name)
         return verdict
+
+    def all_known(self, names: Collection[str]) -> bool:
+        """True when every name is known; one set operation once the names have been seen."""
+        if self._known.issuperset(names):
+            return True
+        return all([self.is_known(name) for name in names])
 
     def names(self) -> list[str]:
         return sorted(self.bare)

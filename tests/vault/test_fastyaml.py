@@ -81,16 +81,32 @@ SCALARS = st.one_of(
     WORDS.map(lambda w: f"'{w}'"),
     st.lists(WORDS, max_size=4).map(lambda items: "[" + ", ".join(items) + "]"),
 )
+#: Indented lines under a key with no value: the one level of nesting the fast path reads
+#: (``env:``/``headers:`` in MCP server files), and shapes it must leave to libyaml.
+NESTED = st.one_of(
+    st.tuples(st.sampled_from(["  ", "    ", " "]), KEYS, SCALARS).map(
+        lambda t: f"{t[0]}{t[1]}: {t[2]}".rstrip()
+    ),
+    st.sampled_from(["  A: ${TOKEN}", "   B: x", "  - a", "  # c", "  ", "\tC: 1", "  D:"]),
+)
 LINES = st.one_of(
     st.tuples(KEYS, SCALARS).map(lambda kv: f"{kv[0]}: {kv[1]}".rstrip()),
     st.tuples(KEYS, SCALARS).map(lambda kv: f"{kv[0]}:  {kv[1]}  "),
     st.sampled_from(["# comment", "", "  - nested", "key:\n  - a", "\tx: 1", "a:b", "k:"]),
+    st.tuples(KEYS, st.lists(NESTED, min_size=1, max_size=4)).map(
+        lambda t: "\n".join([f"{t[0]}:", *t[1]])
+    ),
+    NESTED,
 )
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=3000, deadline=None)
 @given(st.lists(LINES, max_size=8))
 def test_fast_path_matches_libyaml_whenever_it_answers(lines: list[str]) -> None:
+    _check_against_libyaml(lines)
+
+
+def _check_against_libyaml(lines: list[str]) -> None:
     text = "\n".join(lines) + "\n"
     fast = load_flat(text, 2)
     if fast is None:
@@ -102,6 +118,14 @@ def test_fast_path_matches_libyaml_whenever_it_answers(lines: list[str]) -> None
     assert data == full[0], text
     assert {k: tuple(v) for k, v in full[1].items()} == key_marks, text
     assert {k: tuple(v) for k, v in full[2].items()} == value_marks, text
+
+
+def test_mcp_server_frontmatter_takes_the_fast_path() -> None:
+    text = 'name: docs\ntransport: http\nheaders:\n  Authorization: "Bearer ${T}"\ntags: [mcp]\n'
+    fast = load_flat(text, 2)
+    assert fast is not None
+    assert fast[0]["headers"] == {"Authorization": "Bearer ${T}"}
+    assert fast[2]["headers"] == (5, 3)  # where libyaml puts the mapping: its first key
 
 
 def test_typical_frontmatter_takes_the_fast_path() -> None:
@@ -131,3 +155,28 @@ def test_anything_unusual_steps_aside() -> None:
         "a: b # c\n",
     ]:
         assert load_flat(text, 2) is None, text
+
+
+PLAIN = st.text(alphabet=string.ascii_letters + string.digits + " -_./${}", min_size=1, max_size=12)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            KEYS,
+            st.sampled_from(["  ", "    ", " "]),
+            st.lists(st.tuples(KEYS, st.one_of(PLAIN, PLAIN.map(lambda w: f'"{w}"'))), max_size=3),
+        ),
+        min_size=1,
+        max_size=3,
+    )
+)
+def test_nested_mappings_match_libyaml(
+    blocks: list[tuple[str, str, list[tuple[str, str]]]],
+) -> None:
+    lines = []
+    for key, indent, items in blocks:
+        lines.append(f"{key}:")
+        lines.extend(f"{indent}{k}: {v}".rstrip() for k, v in items)
+    _check_against_libyaml(lines)

@@ -288,3 +288,11 @@ def test_find_token_skips_strings() -> None:
     text = '{"NaN": "NaN", "x": NaN}'
     assert find_token(text, lambda t: t == "NaN") == text.rindex("NaN")
     assert find_token(text, lambda t: t == "Infinity") is None
+
+
+@pytest.mark.parametrize("key", ["temperature", "top_p"])
+def test_huge_integer_sampling_value_is_a_diagnostic_not_a_crash(key: str) -> None:
+    # An int past float range is finite; math.isfinite on it raised OverflowError once.
+    parsed = parse(block("Config", f'{{"{key}": {"9" * 400}}}'))
+    d = one(parsed, "field-value")
+    assert d.message.startswith(f"Config {key!r} must be between 0 and")

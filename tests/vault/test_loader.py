@@ -3,9 +3,11 @@ registry built from the vault's MCP servers."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from agent_roster.diagnostics import Diagnostic
+from agent_roster.vault import loader
 from agent_roster.vault.loader import load_vault, locate_vault
 
 from .helpers import FENCE, check_shape
@@ -170,14 +172,14 @@ def test_snapshot_contents(make_tree) -> None:  # type: ignore[no-untyped-def]
 
 def test_unreadable_file_is_reported(make_tree, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     root = make_tree({"agent-types/coding/profile.md": profile("coding")})
-    real = Path.read_bytes
+    real = loader._read_file
 
-    def deny(self: Path) -> bytes:
-        if self.name == "profile.md":
+    def deny(path: str, size: int) -> bytes:
+        if os.path.basename(path) == "profile.md":
             raise PermissionError(13, "Permission denied")
-        return real(self)
+        return real(path, size)
 
-    monkeypatch.setattr(Path, "read_bytes", deny)
+    monkeypatch.setattr(loader, "_read_file", deny)
     found = diagnostics(root)
     assert [(d.path, d.code, d.message) for d in found] == [
         (

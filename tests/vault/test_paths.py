@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from agent_roster.errors import UnsafeNameError, VaultError
+from agent_roster.vault import loader
 from agent_roster.vault.loader import load_vault
 from agent_roster.vault.paths import (
     EntryKind,
@@ -249,13 +250,13 @@ def test_load_vault_reports_escaping_links_without_reading_them(
     linked_vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     read: list[str] = []
-    real_read_bytes = Path.read_bytes
+    real_read = loader._read_file
 
-    def spy(self: Path) -> bytes:
-        read.append(os.path.realpath(self))
-        return real_read_bytes(self)
+    def spy(path: str, size: int) -> bytes:
+        read.append(os.path.realpath(path))
+        return real_read(path, size)
 
-    monkeypatch.setattr(Path, "read_bytes", spy)
+    monkeypatch.setattr(loader, "_read_file", spy)
     snapshot = load_vault(linked_vault)
     assert not any("outside" in p for p in read), read
     outside = [d for d in snapshot.all_diagnostics() if d.code == "path-outside-vault"]

@@ -13,7 +13,32 @@ test, so the fast path can only ever agree with the full loader or step aside.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, NamedTuple
+
+
+class Mark(NamedTuple):
+    """A 1-based file position."""
+
+    line: int
+    column: int
+
+
+# Frontmatter positions repeat from file to file (``name`` on line 3, its value at column
+# 7...); sharing one Mark per position saves building, collecting and freeing ten tuples
+# per profile. Bounded: a hostile vault cannot grow it without limit.
+_MARKS: dict[tuple[int, int], Mark] = {}
+
+
+def mark(line: int, column: int) -> Mark:
+    """The shared Mark for a position."""
+    key = (line, column)
+    found = _MARKS.get(key)
+    if found is None:
+        found = tuple.__new__(Mark, key)
+        if len(_MARKS) < 65536:
+            _MARKS[key] = found
+    return found
+
 
 # A key at column 0, a colon, then either the end of the line or a space and a value.
 # (Greedy, with trailing spaces stripped afterwards: a lazy group before ``[ ]*$`` makes the
@@ -34,7 +59,15 @@ _NON_PRINTABLE = re.compile(
     "[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
 )
 
-Marks = dict[str, tuple[int, int]]
+Marks = dict[str, Mark]
+
+
+_NUMBER_START = frozenset("-+.0123456789")
+_RESERVED_KEYS = frozenset(_BOOL) | _NULL
+# Letters, digits, spaces and a few marks that mean nothing in a plain scalar (no ``#``,
+# ``:``, quotes, brackets or tabs). Starting with a letter, such a value is a number under no
+# rule, and a null or a boolean only when it is one of those words (``_RESERVED_KEYS``).
+_PLAIN_TEXT = re.compile(r"[A-Za-z0-9 ._/()+=@-]*")
 
 
 def _plain(value: str) -> tuple[bool, Any]:
@@ -43,6 +76,8 @@ def _plain(value: str) -> tuple[bool, Any]:
         return True, None
     if value in _BOOL:
         return True, _BOOL[value]
+    if value[0] not in _NUMBER_START:
+        return True, value  # every number form below starts with one of these
     if _INT.match(value):
         if len(value) > 18:
             return False, None  # huge integers: the full loader reports them precisely
@@ -74,7 +109,22 @@ def _scalar(value: str) -> tuple[bool, Any]:
 _FLOW_PLAIN_BAD = re.compile(r"[\[\]{}\"'#:&*!|>%@`\t]")
 
 
+# Flow lists (``tags: [profile, agent-type, api]``) repeat across a vault's profiles. The
+# items are immutable scalars; each caller gets a fresh list.
+_FLOW_LISTS: dict[str, tuple[Any, ...] | None] = {}
+
+
 def _flow_list(value: str) -> tuple[bool, Any]:
+    if value in _FLOW_LISTS:
+        items = _FLOW_LISTS[value]
+        return (False, None) if items is None else (True, list(items))
+    ok, resolved = _read_flow_list(value)
+    if len(_FLOW_LISTS) < 4096:
+        _FLOW_LISTS[value] = tuple(resolved) if ok else None
+    return ok, resolved
+
+
+def _read_flow_list(value: str) -> tuple[bool, Any]:
     inner = value[1:-1]
     if not inner.strip():
         return True, []
@@ -122,43 +172,102 @@ def load_flat(text: str, first_line: int) -> tuple[dict[str, Any], Marks, Marks]
     """Read flat frontmatter, or return None when it is not in the fast subset.
 
     Returns the data and the 1-based (line, column) of each key and value."""
-    if _NON_PRINTABLE.search(text):
+    # Plain ASCII with nothing outside space..tilde but newlines cannot hold a character the
+    # regex looks for; two C-speed string checks settle the usual case without it.
+    if not (text.isascii() and text.replace("\n", "").isprintable()) and _NON_PRINTABLE.search(
+        text
+    ):
         return None
     data: dict[str, Any] = {}
     key_marks: Marks = {}
     value_marks: Marks = {}
-    line_no = first_line - 1
-    for line in text.split("\n"):
-        line_no += 1
-        if not line or line.isspace():
+    match_line = _LINE.match
+    marks = _MARKS
+    lines = text.split("\n")
+    count = len(lines)
+    index = 0
+    while index < count:
+        line = lines[index]
+        line_no = first_line + index
+        index += 1
+        if not line or line[0] == "#" or line.isspace():
             continue
-        first = line[0]
-        if first == "#":
-            continue
-        match = _LINE.match(line)
+        match = match_line(line)
         if match is None:
             return None
-        key, value = match.group(1), match.group(2)
-        if value is not None:
-            value = value.rstrip(" ")
-        if key in data or key in _BOOL or key in _NULL:
+        key, value = match.groups()
+        if key in data or key in _RESERVED_KEYS:
             # Duplicates are reported by the full loader, with positions; keys such as
             # ``true`` or ``null`` resolve to non-strings there and get their own error.
             return None
-        if value is None or value == "":
-            resolved: Any = None
-            column = len(key) + 2
+        if value is not None:
+            value = value.rstrip(" ")
+        value_line = line_no
+        resolved: Any
+        if not value:
+            if index < count and lines[index][:1] == " ":
+                nested = _nested_mapping(lines, index)
+                if nested is None:
+                    return None
+                value_line = first_line + index  # the full loader marks the first inner key
+                resolved, column, index = nested
+            else:
+                resolved = None
+                column = len(key) + 2
         else:
-            if value[0] == "[":
-                if not value.endswith("]"):
+            first = value[0]
+            if first == "[":
+                if value[-1] != "]":
                     return None
                 ok, resolved = _flow_list(value)
+            elif first.isalpha() and value not in _RESERVED_KEYS and _PLAIN_TEXT.fullmatch(value):
+                # A plain word or phrase (``name: Coding Agent``): a string under every
+                # rule below, so skip them.
+                ok, resolved = True, value
             else:
                 ok, resolved = _scalar(value)
             if not ok:
                 return None
             column = match.start(2) + 1
         data[key] = resolved
-        key_marks[key] = (line_no, 1)
-        value_marks[key] = (line_no, column)
+        key_marks[key] = marks.get((line_no, 1)) or mark(line_no, 1)
+        value_marks[key] = marks.get((value_line, column)) or mark(value_line, column)
     return data, key_marks, value_marks
+
+
+def _nested_mapping(lines: list[str], start: int) -> tuple[dict[str, Any], int, int] | None:
+    """One level of ``key: scalar`` lines under a key with no value, as MCP server files
+    write ``env:`` and ``headers:``. Returns the mapping, the column of its first key (where
+    the full loader puts the value) and the index of the first line after it; None for
+    anything else (deeper nesting, lists, blank or comment lines inside, uneven indents)."""
+    first = lines[start]
+    indent = len(first) - len(first.lstrip(" "))
+    prefix = " " * indent
+    mapping: dict[str, Any] = {}
+    index = start
+    count = len(lines)
+    while index < count:
+        line = lines[index]
+        if not line:
+            if index == count - 1:
+                break  # the newline that ends the frontmatter
+            return None
+        if line[0] != " ":
+            break  # the next top-level key
+        if not line.startswith(prefix):
+            return None
+        match = _LINE.match(line, indent)
+        if match is None:
+            return None
+        key, value = match.groups()
+        if key in mapping or key in _BOOL or key in _NULL or value is None:
+            return None
+        value = value.rstrip(" ")
+        if not value:
+            return None
+        ok, resolved = _scalar(value)
+        if not ok:
+            return None
+        mapping[key] = resolved
+        index += 1
+    return mapping, indent + 1, index

@@ -17,7 +17,9 @@ from yaml.nodes import MappingNode, Node
 
 from agent_roster import diagnostics as dx
 from agent_roster.diagnostics import Diagnostic
+from agent_roster.vault.fastyaml import Mark as Mark  # re-exported: the position type
 from agent_roster.vault.fastyaml import load_flat
+from agent_roster.vault.fastyaml import mark as shared_mark
 
 _BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -127,13 +129,6 @@ _CoreSchemaLoader.add_implicit_resolver("tag:yaml.org,2002:int", _INT, list("-+0
 _CoreSchemaLoader.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT, list("-+.0123456789"))
 
 
-class Mark(NamedTuple):
-    """A 1-based file position."""
-
-    line: int
-    column: int
-
-
 class Frontmatter(NamedTuple):
     """The frontmatter of a document.
 
@@ -151,7 +146,9 @@ class Frontmatter(NamedTuple):
 
 
 _OPEN = re.compile(r"---[ \t]*(?:\n|\Z)")
-_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.M)
+# The closing line, found from the newline before it: a ``^`` in MULTILINE mode would be
+# tried at every position of the frontmatter.
+_CLOSE = re.compile(r"\n(?:---|\.\.\.)[ \t]*(?=\n|\Z)")
 _LEADING_BLANK = re.compile(r"(?:[ \t]*\n)+---[ \t]*\n")
 
 
@@ -172,7 +169,7 @@ def read_frontmatter(text: str, path: str, out: list[Diagnostic]) -> Frontmatter
                 )
             )
         return Frontmatter({}, {}, {}, False, 0, 0, 1)
-    closing = _CLOSE.search(text, opening.end())
+    closing = _CLOSE.search(text, opening.end() - 1)
     if closing is None:
         out.append(
             dx.make(
@@ -183,11 +180,13 @@ def read_frontmatter(text: str, path: str, out: list[Diagnostic]) -> Frontmatter
             )
         )
         return Frontmatter({}, {}, {}, True, 1, len(text), 1 + text.count("\n"))
-    yaml_text = text[opening.end() : closing.start()]
-    end_line = 1 + text.count("\n", 0, closing.start())
+    close_start = closing.start() + 1
+    yaml_text = text[opening.end() : close_start]
+    end_line = 1 + text.count("\n", 0, close_start)
     body_offset = closing.end() + 1 if closing.end() < len(text) else closing.end()
-    data, key_marks, value_marks = _load_mapping(yaml_text, 2, path, out)
-    return Frontmatter(data, key_marks, value_marks, True, end_line, body_offset, end_line + 1)
+    loaded = load_flat(yaml_text, 2) or _load_full(yaml_text, 2, path, out)
+    # The tuple constructor builds the NamedTuple without its Python-level ``__new__``.
+    return tuple.__new__(Frontmatter, (*loaded, True, end_line, body_offset, end_line + 1))
 
 
 #: Frontmatter never nests deeply; libyaml's composer recurses in C and crashes the whole
@@ -232,20 +231,6 @@ def _check_aliases(node: Node) -> None:
                 stack.extend((key_node, value_node))
         elif isinstance(current.value, list):
             stack.extend(current.value)
-
-
-def _load_mapping(
-    yaml_text: str, first_line: int, path: str, out: list[Diagnostic]
-) -> tuple[dict[str, Any], dict[str, Mark], dict[str, Mark]]:
-    fast = load_flat(yaml_text, first_line)
-    if fast is not None:
-        data, key_marks, value_marks = fast
-        return (
-            data,
-            {k: Mark(*v) for k, v in key_marks.items()},
-            {k: Mark(*v) for k, v in value_marks.items()},
-        )
-    return _load_full(yaml_text, first_line, path, out)
 
 
 def _load_full(
@@ -337,8 +322,10 @@ def _load_full(
             )
             continue
         key = key_node.value
-        key_marks[key] = Mark(first_line + key_node.start_mark.line, 1 + key_node.start_mark.column)
-        value_marks[key] = Mark(
+        key_marks[key] = shared_mark(
+            first_line + key_node.start_mark.line, 1 + key_node.start_mark.column
+        )
+        value_marks[key] = shared_mark(
             first_line + value_node.start_mark.line, 1 + value_node.start_mark.column
         )
         result[key] = data[key]

@@ -17,6 +17,7 @@ from typing import NamedTuple
 from agent_roster import diagnostics as dx
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.known_tools import DEFAULT_EMBEDDED_SERVER, KnownTools
+from agent_roster.model.profile import AgentProfile
 from agent_roster.perf import paused_gc
 from agent_roster.vault.jsonblock import JsonBlock
 from agent_roster.vault.mcp_parser import ParsedServer, parse_mcp_server
@@ -27,6 +28,7 @@ from agent_roster.vault.paths import (
     PROJECTS,
     EntryKind,
     ScannedFile,
+    VaultEntry,
     VaultLayout,
     classify,
 )
@@ -65,8 +67,16 @@ class VaultSnapshot(NamedTuple):
 
 def read_bytes(scanned: ScannedFile, out: list[Diagnostic]) -> bytes | None:
     """Read one listed file, refusing ones whose symlinks leave the vault."""
-    rel = scanned.entry.rel_path
-    if scanned.escapes:
+    entry = scanned.entry
+    size = scanned.stat.st_size if scanned.stat is not None else -1
+    return _read(entry, os.fspath(scanned.path), scanned.escapes, size, out)
+
+
+def _read(
+    entry: VaultEntry, path: str, escapes: bool, size: int, out: list[Diagnostic]
+) -> bytes | None:
+    rel = entry.rel_path
+    if escapes:
         out.append(
             dx.make(
                 "path-outside-vault",
@@ -77,7 +87,7 @@ def read_bytes(scanned: ScannedFile, out: list[Diagnostic]) -> bytes | None:
         )
         return None
     try:
-        return scanned.path.read_bytes()
+        return _read_file(path, size)
     except OSError as exc:
         out.append(
             dx.make(
@@ -88,6 +98,27 @@ def read_bytes(scanned: ScannedFile, out: list[Diagnostic]) -> bytes | None:
             )
         )
         return None
+
+
+_O_READ = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+
+
+def _read_file(path: str, size: int) -> bytes:
+    """The whole file, with plain system calls: ``open()`` builds a buffered file object
+    per call, which costs a vault of small files more than the reads. ``size`` (from the
+    listing's stat, or -1) sizes the first read; a file that grew since is read to its end."""
+    fd = os.open(path, _O_READ)
+    try:
+        want = size + 1 if size >= 0 else 65536
+        data = os.read(fd, want)
+        if len(data) < want:
+            return data
+        chunks = [data]
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def server_names(servers: Iterable[Key], project: str | None) -> set[str]:
@@ -111,26 +142,27 @@ def _load(layout: VaultLayout, embedded: str) -> VaultSnapshot:
     # iter_entries lists each scope's servers before its profiles, and the system scope
     # before any project, so the registry a profile is checked against is complete when the
     # profile is parsed, and no file's bytes need to be kept around.
-    for item in layout.iter_entries():
-        raw = read_bytes(item, extra)
+    server_kind = EntryKind.MCP_SERVER
+    known: KnownTools | None = None
+    known_scope: str | None = None
+    for entry, path, escapes, info in layout.iter_files():
+        raw = _read(entry, path, escapes, info.st_size if info is not None else -1, extra)
         if raw is None:
             continue
-        entry = item.entry
-        if entry.kind is EntryKind.MCP_SERVER:
-            servers[(entry.project, entry.id)] = parse_mcp_server(
-                raw, path=entry.rel_path, expected_name=entry.id, project=entry.project
+        kind, ident, project, rel_path = entry
+        if kind is server_kind:
+            servers[(project, ident)] = parse_mcp_server(
+                raw, path=rel_path, expected_name=ident, project=project
             )
             continue
-        known = known_by_scope.get(entry.project)
-        if known is None:
-            known = KnownTools(server_names(servers, entry.project), embedded=embedded)
-            known_by_scope[entry.project] = known
-        profiles[(entry.project, entry.id)] = parse_profile(
-            raw,
-            path=entry.rel_path,
-            expected_id=entry.id,
-            project=entry.project,
-            known_tools=known,
+        if known is None or project != known_scope:
+            known = known_by_scope.get(project)
+            if known is None:
+                known = KnownTools(server_names(servers, project), embedded=embedded)
+                known_by_scope[project] = known
+            known_scope = project
+        profiles[(project, ident)] = parse_profile(
+            raw, path=rel_path, expected_id=ident, project=project, known_tools=known
         )
     _cross_check(profiles, servers, embedded, extra)
     return VaultSnapshot(layout, profiles, servers, tuple(extra))
@@ -144,28 +176,21 @@ def _cross_check(
 ) -> None:
     system_ids = {ident for (project, ident) in profiles if project is None}
     visible_by_scope: dict[str | None, set[str]] = {}
-    for (project, _ident), parsed in profiles.items():
-        profile = parsed.profile
-        if profile is None or parsed.document is None:
+    parents: dict[str, str] = {}  # system profile id -> the id it extends
+    for (project, ident), parsed in profiles.items():
+        profile, _, document = parsed
+        if profile is None or document is None:
             continue
-        visible = visible_by_scope.get(project)
-        if visible is None:
-            visible = server_names(servers, project) | {embedded}
-            visible_by_scope[project] = visible
-        for name in profile.mcp_servers:
-            if name not in visible:
-                where = "this project's or the system " if project else ""
-                line, column = _mcp_name_position(parsed, name)
-                out.append(
-                    dx.make(
-                        "mcp-server-unknown",
-                        f"MCP server {name!r} is not in {where}registry",
-                        path=profile.source,
-                        line=line,
-                        column=column,
-                        hint=f"add mcp-servers/{name}.md, or remove the name",
-                    )
-                )
+        if project is None and profile.extends:
+            parents[ident] = profile.extends
+        names = profile.mcp_servers
+        if names:
+            visible = visible_by_scope.get(project)
+            if visible is None:
+                visible = server_names(servers, project) | {embedded}
+                visible_by_scope[project] = visible
+            if not visible.issuperset(names):
+                _report_unknown_servers(parsed, profile, names, visible, project, out)
         if profile.extends is not None and profile.extends not in system_ids:
             out.append(
                 dx.make(
@@ -176,15 +201,36 @@ def _cross_check(
                     hint="name an existing agent-types/<id>",
                 )
             )
-    _check_cycles(profiles, out)
+    _check_cycles(profiles, parents, out)
 
 
-def _check_cycles(profiles: dict[Key, ParsedProfile], out: list[Diagnostic]) -> None:
-    parents = {
-        ident: parsed.profile.extends
-        for (project, ident), parsed in profiles.items()
-        if project is None and parsed.profile is not None and parsed.profile.extends
-    }
+def _report_unknown_servers(
+    parsed: ParsedProfile,
+    profile: AgentProfile,
+    names: tuple[str, ...],
+    visible: set[str],
+    project: str | None,
+    out: list[Diagnostic],
+) -> None:
+    for name in names:
+        if name not in visible:
+            where = "this project's or the system " if project else ""
+            line, column = _mcp_name_position(parsed, name)
+            out.append(
+                dx.make(
+                    "mcp-server-unknown",
+                    f"MCP server {name!r} is not in {where}registry",
+                    path=profile.source,
+                    line=line,
+                    column=column,
+                    hint=f"add mcp-servers/{name}.md, or remove the name",
+                )
+            )
+
+
+def _check_cycles(
+    profiles: dict[Key, ParsedProfile], parents: dict[str, str], out: list[Diagnostic]
+) -> None:
     reported: set[str] = set()
     for start in sorted(parents):
         chain = [start]

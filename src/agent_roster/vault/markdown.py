@@ -10,6 +10,8 @@ the normalised text and 1-based line numbers, for diagnostics and later in-place
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from itertools import chain
 from typing import NamedTuple
 
 _CLOSING_HASHES = re.compile(r"[ \t]+#+$|^#+$")
@@ -60,145 +62,167 @@ class Structure(NamedTuple):
     unclosed: Fence | None
 
 
+# ``NamedTuple.__new__`` is a Python function; the tuple constructor builds the same object
+# several times faster, which counts for the dozen sections and fences of every profile.
+_new = tuple.__new__
+
 # Every line that can open or close a fence or start a section begins, after at most three
-# spaces, with one of these characters; only those lines are examined. (A pattern that
-# starts with a literal newline lets the regex engine skip ahead quickly; a ``^`` in
-# MULTILINE mode would be tried at every position.)
-_CANDIDATE = re.compile(r"\n {0,3}[`~#]")
+# spaces, with ``##`` and a blank, or with three backticks or tildes. One pattern finds
+# those lines and, for a fence, also its whole content and closing line (the first line of
+# the same character, at least as long, with nothing but blanks after it), so a fenced
+# block costs Python one match instead of one per line. The groups: indent; heading rest;
+# backtick run, info, closing indent; tilde run, info, closing indent. A backtick fence
+# whose info string holds a backtick is inline code, not a fence, and matches nothing. (A
+# pattern that starts with a literal newline lets the regex engine skip ahead quickly; a
+# ``^`` in MULTILINE mode would be tried at every position.)
+_PARTS = r"""([ ]{0,3})(?:
+    \#\#(?=[ \t\n]|\Z)([^\n]*)
+  | (`{3,})([^`\n]*)(?=\n|\Z)(?:\n(?:[^\n]*\n)*?([ ]{0,3})\3`*[^\S\n]*(?=\n|\Z))?
+  | (~{3,})([^\n]*)(?:\n(?:[^\n]*\n)*?([ ]{0,3})\6~*[^\S\n]*(?=\n|\Z))?
+)"""
+_LINE = re.compile(r"\n" + _PARTS, re.X)
+_FIRST_LINE = re.compile(_PARTS, re.X)
+
+# The same few headings and info strings recur in every profile of a vault; what they
+# resolve to is remembered. Bounded, so a hostile vault cannot grow them without limit.
+_MEMO_LIMIT = 4096
+_HEADINGS: dict[str, tuple[str, int, str]] = {}
+_INFOS: dict[str, tuple[str, str]] = {}
 
 
-def _candidate_lines(text: str, offset: int) -> list[int]:
-    """Start offsets of the lines at or after ``offset`` (a line start) worth examining."""
-    starts = [m.start() + 1 for m in _CANDIDATE.finditer(text, max(offset - 1, 0))]
-    if offset == 0 and text[:4].lstrip(" ")[:1] in ("#", "`", "~"):
-        starts.insert(0, 0)
-    elif starts and starts[0] < offset:
-        del starts[0]  # offset - 1 was not a newline: that match began before the region
-    return starts
+def _heading(rest: str) -> tuple[str, int, str]:
+    """The title in the rest of a ``##`` line, its column after the ``##``, and its key."""
+    known = _HEADINGS.get(rest)
+    if known is not None:
+        return known
+    title = rest.strip(" \t")
+    if title:
+        delta = len(rest) - len(rest.lstrip(" \t"))
+        if title.endswith("#"):
+            title = _CLOSING_HASHES.sub("", title).strip()
+    else:
+        delta = 0
+    known = (title, delta, section_key(title))
+    if len(_HEADINGS) < _MEMO_LIMIT:
+        _HEADINGS[rest] = known
+    return known
 
 
-def _section(opened: tuple[str, int, int, int, int, int], end: int, fences: list[Fence]) -> Section:
-    heading, line, column, start, body_start, body_line = opened
-    return Section(
-        heading,
-        line,
-        column,
-        start,
-        body_start,
-        end,
-        body_line,
-        tuple(fences),
-        section_key(heading),
-    )
+def _info(rest: str) -> tuple[str, str]:
+    """A fence's info string and its language (the lower-cased first word)."""
+    known = _INFOS.get(rest)
+    if known is None:
+        info = rest.strip()
+        known = (info, info.split(maxsplit=1)[0].casefold() if info else "")
+        if len(_INFOS) < _MEMO_LIMIT:
+            _INFOS[rest] = known
+    return known
+
+
+def _candidates(text: str, offset: int) -> Iterator[re.Match[str]]:
+    """Matches at or after ``offset`` (a line start); group 1 starts each line."""
+    if offset:
+        return _LINE.finditer(text, offset - 1)
+    first = _FIRST_LINE.match(text)
+    if first is None:
+        return _LINE.finditer(text)
+    return chain((first,), _LINE.finditer(text, first.end()))
 
 
 def scan(text: str, offset: int = 0, first_line: int = 1) -> Structure:
     """Scan ``text[offset:]`` (whose first line is file line ``first_line``).
 
-    This runs once per profile on the hot path, so it is written for speed: ``str.find``
-    locates candidate lines and plain string methods classify them."""
+    This runs once per profile on the hot path, so it is written for speed: one regex
+    finds headings and whole fenced blocks, and line numbers are counted only between
+    them."""
     sections: list[Section] = []
     fences: list[Fence] = []
-    # The open section: heading, line, column, start, body start, body line.
-    current: tuple[str, int, int, int, int, int] | None = None
+    # The open section's first five fields (heading, line, column, start, body start), and
+    # its last two (body line, key); ``None`` while in the preamble.
+    opened: tuple[str, int, int, int, int] | None = None
+    body_line = 0
+    key = ""
     preamble_end = len(text)
     line = first_line
     last = offset
-    # The open fence: char, length, start, info, line, column, lang.
-    open_fence: tuple[str, int, int, str, int, int, str] | None = None
     unclosed: Fence | None = None
     count = text.count
-    find = text.find
     size = len(text)
+    headings = _HEADINGS
+    infos = _INFOS
 
-    for pos in _candidate_lines(text, offset):
-        eol = find("\n", pos)
-        if eol == -1:
-            eol = size
-        raw = text[pos:eol]
-        stripped = raw.lstrip(" ")
-        indent = len(raw) - len(stripped)
-        char = stripped[0]
-        if char == "#":
-            if open_fence is not None or not stripped.startswith("##"):
-                continue
-            rest = stripped[2:]
-            if rest and rest[0] not in " \t":
-                continue  # "###" or "##x": not a level-2 heading
-            marker = 0
-        else:
-            marker = len(stripped) - len(stripped.lstrip(char))
-            if marker < 3:
-                continue
-            rest = stripped[marker:]
+    for match in _candidates(text, offset):
+        indent, rest, b_run, b_info, _, _, t_info, _ = match.groups()
+        pos = match.start(1)
         line += count("\n", last, pos)
-        last = pos
-        if open_fence is not None:
-            if char == open_fence[0] and marker >= open_fence[1] and not rest.strip():
-                _, _, start, f_info, f_line, f_col, lang = open_fence
-                fences.append(
-                    Fence(
-                        f_line,
-                        f_col,
-                        lang,
-                        f_info,
-                        start,
-                        find("\n", start) + 1,
-                        pos,
-                        eol,
-                        f_line + 1,
+        if rest is None:  # a fence
+            if b_run is not None:
+                info, lang = infos.get(b_info) or _info(b_info)
+                eol = match.end(4)
+                close = match.start(5)
+            else:
+                info, lang = infos.get(t_info) or _info(t_info)
+                eol = match.end(7)
+                close = match.start(8)
+            if close < 0:
+                # Never closed: everything after it is code, so the scan ends here.
+                unclosed = _new(
+                    Fence,
+                    (
                         line,
-                        True,
-                    )
+                        len(indent) + 1,
+                        lang,
+                        info,
+                        pos,
+                        min(eol + 1, size),
+                        size,
+                        size,
+                        line + 1,
+                        line + count("\n", pos),
+                        False,
+                    ),
                 )
-                open_fence = None
+                fences.append(unclosed)
+                break
+            close_line = line + count("\n", pos, close)
+            fences.append(
+                _new(
+                    Fence,
+                    (
+                        line,
+                        len(indent) + 1,
+                        lang,
+                        info,
+                        pos,
+                        eol + 1,
+                        close,
+                        match.end(),
+                        line + 1,
+                        close_line,
+                        True,
+                    ),
+                )
+            )
+            line = close_line
+            last = close
             continue
-        if marker:
-            if char == "`" and "`" in rest:
-                continue  # inline code such as ```json {...}```, not a fence
-            info = rest.strip()
-            lang = info.split(maxsplit=1)[0].casefold() if info else ""
-            open_fence = (char, marker, pos, info, line, indent + 1, lang)
-            continue
+        last = pos
         # A level-2 heading closes the open section (or the preamble).
-        if current is None:
+        if opened is None:
             preamble_end = pos
-            fences = []  # fences in the preamble belong to no section
         else:
-            sections.append(_section(current, pos, fences))
-            fences = []
-        title = rest.strip(" \t")
-        if title:
-            title_col = indent + 3 + (len(rest) - len(rest.lstrip(" \t")))
-            if title.endswith("#"):
-                title = _CLOSING_HASHES.sub("", title).strip()
-        else:
-            title_col = indent + 3
-        current = (title, line, title_col, pos, min(eol + 1, size), line + 1)
+            sections.append(_new(Section, (*opened, pos, body_line, tuple(fences), key)))
+        fences = []  # fences in the preamble belong to no section
+        title, delta, key = headings.get(rest) or _heading(rest)
+        eol = match.end()
+        opened = (title, line, len(indent) + 3 + delta, pos, eol + 1 if eol < size else size)
+        body_line = line + 1
 
-    if open_fence is not None:
-        _, _, start, f_info, f_line, f_col, lang = open_fence
-        content_start = find("\n", start) + 1 or size
-        end_line = line + count("\n", last)
-        unclosed = Fence(
-            f_line,
-            f_col,
-            lang,
-            f_info,
-            start,
-            content_start,
-            size,
-            size,
-            f_line + 1,
-            end_line,
-            False,
-        )
-        fences.append(unclosed)
-    if current is None:
+    if opened is None:
         preamble_end = size
     else:
-        sections.append(_section(current, size, fences))
-    return Structure(preamble_end, tuple(sections), unclosed)
+        sections.append(_new(Section, (*opened, size, body_line, tuple(fences), key)))
+    return _new(Structure, (preamble_end, tuple(sections), unclosed))
 
 
 _LEADING_BLANK_LINES = re.compile(r"\A(?:[ \t]*\n)+")
@@ -206,4 +230,10 @@ _LEADING_BLANK_LINES = re.compile(r"\A(?:[ \t]*\n)+")
 
 def tidy(block: str) -> str:
     """Drop blank lines around a block of markdown but keep everything else verbatim."""
+    if block[:1] not in BLANK_STARTS:
+        return block.rstrip()  # no leading blank line is possible: skip the regex
     return _LEADING_BLANK_LINES.sub("", block).rstrip()
+
+
+#: The first characters with which a block can start with a blank line.
+BLANK_STARTS = ("", " ", "\t", "\n")

@@ -51,6 +51,11 @@ class VaultEntry(NamedTuple):
     rel_path: str
 
 
+_new = tuple.__new__
+
+#: (entry, path, escapes, stat or None): a ScannedFile before its path becomes a ``Path``.
+RawFile = tuple[VaultEntry, str, bool, os.stat_result | None]
+
 # The common case, answered by one regex: no separators, colons, controls, leading dot,
 # "..", or whitespace at either end, and not too long.
 _SAFE_SEGMENT = re.compile(
@@ -177,11 +182,18 @@ class VaultLayout:
         names are skipped, so memory notes, editor files and ``.obsidian/`` cost nothing.
         A file reached through a symlink that leaves the vault is yielded with
         ``escapes=True`` so callers report it instead of reading it."""
+        for entry, path, escapes, info in self.iter_files():
+            yield ScannedFile(entry, Path(path), escapes, info)
+
+    def iter_files(self) -> Iterator[RawFile]:
+        """``iter_entries`` with plain string paths, for the bulk reader: building a
+        ``Path`` per file costs more than the read itself."""
         scan = _Scanner(os.path.realpath(self.root))
-        yield from scan.scope(self.root, None, False)
-        projects = self.root / PROJECTS
+        root = os.fspath(self.root)
+        yield from scan.scope(root, None, False)
+        projects = os.path.join(root, PROJECTS)
         for project, escapes in scan.subdirs(projects, False):
-            yield from scan.scope(projects / project, project, escapes)
+            yield from scan.scope(os.path.join(projects, project), project, escapes)
 
 
 class ScannedFile(NamedTuple):
@@ -203,36 +215,35 @@ class _Scanner:
         real = os.path.realpath(path)
         return not (real == self.real_root or real.startswith(self.real_root + os.sep))
 
-    def scope(self, base: Path, project: str | None, escapes: bool) -> Iterator[ScannedFile]:
+    def scope(self, base: str, project: str | None, escapes: bool) -> Iterator[RawFile]:
         """A scope's MCP servers, then its profiles: the registry a profile is checked
         against is complete before the profile is read."""
         prefix = f"{PROJECTS}/{project}/" if project else ""
-        servers = base / MCP_SERVERS
+        sep = os.sep
+        servers = f"{base}{sep}{MCP_SERVERS}"
         for name, file_escapes in self.files(servers, ".md", escapes):
             rel = f"{prefix}{MCP_SERVERS}/{name}"
             entry = VaultEntry(EntryKind.MCP_SERVER, name[:-3], project, rel)
-            yield ScannedFile(entry, servers / name, file_escapes)
-        agent_types = base / AGENT_TYPES
-        folder = os.fspath(agent_types)
-        for ident, dir_escapes in self.subdirs(agent_types, escapes):
-            path = f"{folder}{os.sep}{ident}{os.sep}{PROFILE_FILE}"
+            yield entry, f"{servers}{sep}{name}", file_escapes, None
+        folder = f"{base}{sep}{AGENT_TYPES}"
+        profile_kind = EntryKind.PROFILE
+        for ident, dir_escapes in self.subdirs(folder, escapes):
+            path = f"{folder}{sep}{ident}{sep}{PROFILE_FILE}"
             try:
                 info = os.lstat(path)
             except OSError:
                 continue
             mode = info.st_mode
-            is_link = stat.S_ISLNK(mode)
-            if is_link:
-                if not os.path.isfile(path):
-                    continue
-            elif not stat.S_ISREG(mode):
-                continue
-            file_escapes = dir_escapes or (is_link and self._escapes(path))
-            rel = f"{prefix}{AGENT_TYPES}/{ident}/{PROFILE_FILE}"
-            entry = VaultEntry(EntryKind.PROFILE, ident, project, rel)
-            yield ScannedFile(entry, Path(path), file_escapes, None if is_link else info)
+            if stat.S_ISREG(mode):
+                rel = f"{prefix}{AGENT_TYPES}/{ident}/{PROFILE_FILE}"
+                # The tuple constructor skips VaultEntry's Python-level ``__new__``.
+                yield _new(VaultEntry, (profile_kind, ident, project, rel)), path, dir_escapes, info
+            elif stat.S_ISLNK(mode) and os.path.isfile(path):
+                file_escapes = dir_escapes or self._escapes(path)
+                rel = f"{prefix}{AGENT_TYPES}/{ident}/{PROFILE_FILE}"
+                yield VaultEntry(profile_kind, ident, project, rel), path, file_escapes, None
 
-    def subdirs(self, folder: Path, escapes: bool) -> list[tuple[str, bool]]:
+    def subdirs(self, folder: str, escapes: bool) -> list[tuple[str, bool]]:
         found = []
         try:
             with os.scandir(folder) as it:
@@ -245,7 +256,7 @@ class _Scanner:
         found.sort()
         return found
 
-    def files(self, folder: Path, suffix: str, escapes: bool) -> list[tuple[str, bool]]:
+    def files(self, folder: str, suffix: str, escapes: bool) -> list[tuple[str, bool]]:
         found = []
         try:
             with os.scandir(folder) as it:

@@ -1,4 +1,5 @@
-"""Validation of a profile's JSON blocks: Config, Tools, MCP Servers and Install.
+"""Validation of a profile's JSON blocks: Config here, the list-shaped blocks (Tools, MCP
+Servers, Install) in ``profile_lists``, re-exported below.
 
 Each function takes the decoded block, reports every problem (with the position of the
 offending key or value) and returns only the values that passed, as typed Python values
@@ -9,14 +10,11 @@ kept (``extra_config``), and names are checked, never guessed.
 from __future__ import annotations
 
 import math
-import re
 from typing import Any
 
 from agent_roster.diagnostics import did_you_mean
-from agent_roster.known_tools import DEFAULT_EMBEDDED_SERVER, KnownTools, strip_embedded_prefix
 from agent_roster.model.profile import (
     PERMISSION_MODES,
-    InstallManifest,
     PermissionAction,
     PermissionRule,
     Runtime,
@@ -24,6 +22,14 @@ from agent_roster.model.profile import (
 from agent_roster.vault.document import Reporter, describe
 from agent_roster.vault.jsonblock import JsonBlock, json_type
 from agent_roster.vault.paths import segment_problem
+from agent_roster.vault.profile_lists import COMMAND as COMMAND
+from agent_roster.vault.profile_lists import INSTALL_KEYS as INSTALL_KEYS
+from agent_roster.vault.profile_lists import NPM_NAME as NPM_NAME
+from agent_roster.vault.profile_lists import PIP_REQ as PIP_REQ
+from agent_roster.vault.profile_lists import TOOLS_KEYS as TOOLS_KEYS
+from agent_roster.vault.profile_lists import validate_install as validate_install
+from agent_roster.vault.profile_lists import validate_mcp_servers as validate_mcp_servers
+from agent_roster.vault.profile_lists import validate_tools as validate_tools
 
 CONFIG_KEYS: dict[str, str] = {
     "model": "model id, for example claude-sonnet-4-6",
@@ -40,21 +46,12 @@ CONFIG_KEYS: dict[str, str] = {
     "permission": "ordered permission rules: {tool: action} or {tool: {pattern: action}}",
     "harness": "per-harness pass-through settings: {harness: {...}}",
 }
-TOOLS_KEYS = ("allowed", "denied")
-INSTALL_KEYS = ("npm", "pip", "commands")
 MODES = ("primary", "subagent", "all")
 ACTIONS = tuple(a.value for a in PermissionAction)
-
-NPM_NAME = re.compile(
-    r"^(?:@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9~][a-z0-9._~-]*(?:@[A-Za-z0-9._^~<>=*|+ -]+)?$"
-)
-PIP_REQ = re.compile(
-    r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?"
-    r"(?:\[[A-Za-z0-9._, -]+\])?"
-    r"(?:\s*(?:===|==|!=|~=|<=|>=|<|>)\s*[A-Za-z0-9.*+!_-]+"
-    r"(?:\s*,\s*(?:===|==|!=|~=|<=|>=|<|>)\s*[A-Za-z0-9.*+!_-]+)*)?$"
-)
-COMMAND = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._+-]*$")
+_RUNTIMES = {r.value: r for r in Runtime}
+_STRING_KEYS = frozenset(("model", "provider", "color"))
+_COUNT_KEYS = frozenset(("max_tokens_per_task", "max_turns"))
+_ACTIONS = {a.value: a for a in PermissionAction}
 
 
 def _is_int(value: Any) -> bool:
@@ -62,7 +59,10 @@ def _is_int(value: Any) -> bool:
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    # math.isfinite only for floats: an int of 309+ digits is finite but overflows a float.
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def validate_config(block: JsonBlock, r: Reporter) -> dict[str, Any]:
@@ -81,7 +81,7 @@ def validate_config(block: JsonBlock, r: Reporter) -> dict[str, Any]:
     extra: dict[str, Any] = {}
     for key, value in data.items():
         where = (key,)
-        if key in ("model", "provider", "color"):
+        if key in _STRING_KEYS:
             if not isinstance(value, str) or not value.strip():
                 r.at(
                     block,
@@ -115,8 +115,10 @@ def validate_config(block: JsonBlock, r: Reporter) -> dict[str, Any]:
                 )
             else:
                 out[key] = value
-        elif key in ("max_tokens_per_task", "max_turns"):
-            if not _is_int(value) or value <= 0:
+        elif key in _COUNT_KEYS:
+            if type(value) is int and value > 0:
+                out[key] = value  # the usual case, settled without the checks below
+            elif not _is_int(value) or value <= 0:
                 r.at(
                     block,
                     where,
@@ -147,8 +149,9 @@ def validate_config(block: JsonBlock, r: Reporter) -> dict[str, Any]:
             else:
                 out[key] = float(value)
         elif key == "runtime":
-            choices = [x.value for x in Runtime]
-            if value not in choices:
+            member = _RUNTIMES.get(value) if type(value) is str else None
+            if member is None:
+                choices = list(_RUNTIMES)
                 hint = (did_you_mean(value, choices) if isinstance(value, str) else "") or (
                     "use one of: " + ", ".join(choices)
                 )
@@ -160,7 +163,7 @@ def validate_config(block: JsonBlock, r: Reporter) -> dict[str, Any]:
                     hint,
                 )
             else:
-                out[key] = Runtime(value)
+                out[key] = member
         elif key == "agent_name":
             problem = segment_problem(value)
             if problem is not None:
@@ -292,270 +295,3 @@ def _harness(block: JsonBlock, value: Any, r: Reporter) -> dict[str, dict[str, A
         )
         return None
     return value
-
-
-def validate_tools(
-    block: JsonBlock, r: Reporter, known: KnownTools | None
-) -> dict[str, tuple[str, ...]]:
-    """Tools: ``allowed``/``denied`` lists of names, canonicalised to bare names."""
-    data = block.value
-    if not isinstance(data, dict):
-        r.at(
-            block,
-            (),
-            "json-type",
-            f"## Tools must hold a JSON object, got {json_type(data)}",
-            'write {"allowed": ["Read", "Grep"], "denied": []}',
-        )
-        return {}
-    out: dict[str, tuple[str, ...]] = {}
-    embedded = known.embedded if known else DEFAULT_EMBEDDED_SERVER
-    for key, value in data.items():
-        if key not in TOOLS_KEYS:
-            r.at(
-                block,
-                (key,),
-                "field-unknown",
-                f"unknown Tools key {key!r}",
-                did_you_mean(key, TOOLS_KEYS) or "Tools takes 'allowed' and 'denied'",
-                key=True,
-            )
-            continue
-        fast = _clean_names(value, embedded)
-        if fast is not None:
-            # The usual case: strings, already canonical, no repeats. Only names need checking.
-            if known is not None:
-                for index, name in enumerate(fast):
-                    if not known.is_known(name):
-                        _unknown_tool(block, r, known, key, index, name)
-            out["allowed_tools" if key == "allowed" else "denied_tools"] = fast
-            continue
-        names = _string_list(block, (key,), value, r, f"Tools {key!r}")
-        if names is None:
-            continue
-        seen: dict[str, int] = {}
-        canonical: list[str] = []
-        for index, raw in enumerate(names):
-            name = strip_embedded_prefix(raw.strip(), embedded)
-            if not name:  # the bare prefix "mcp__agent-queue__" names nothing
-                r.at(
-                    block,
-                    (key, index),
-                    "field-value",
-                    f"Tools {key!r}[{index}] {raw!r} names no tool",
-                    f"write the tool's name after the prefix, or just the name: {key} "
-                    '["create_task"]',
-                )
-                continue
-            if name in seen:
-                r.at(
-                    block,
-                    (key, index),
-                    "tool-duplicate",
-                    f"tool {name!r} is listed twice in Tools {key!r}",
-                    "remove one",
-                )
-                continue
-            seen[name] = index
-            canonical.append(name)
-            if known is not None and not known.is_known(name):
-                _unknown_tool(block, r, known, key, index, name)
-        out["allowed_tools" if key == "allowed" else "denied_tools"] = tuple(canonical)
-    both = set(out.get("allowed_tools", ())) & set(out.get("denied_tools", ()))
-    denied = data.get("denied")
-    for index, raw in enumerate(denied if isinstance(denied, list) else ()):
-        tool = strip_embedded_prefix(raw.strip(), embedded) if isinstance(raw, str) else None
-        if tool in both:
-            both.discard(tool)  # once per tool, at its first place in 'denied'
-            r.at(
-                block,
-                ("denied", index),
-                "tool-conflict",
-                f"tool {tool!r} is both allowed and denied; denied wins",
-                "remove it from one of the lists",
-            )
-    return out
-
-
-def _clean_names(value: Any, embedded: str) -> tuple[str, ...] | None:
-    """``value`` as a tuple when it is a list of distinct, stripped, non-empty names with no
-    embedded-server prefix; None when the careful path must look at it."""
-    if type(value) is not list:
-        return None
-    for item in value:
-        if (
-            type(item) is not str
-            or not item
-            or item != item.strip()
-            or (item.startswith("mcp__") and item.startswith(f"mcp__{embedded}__"))
-        ):
-            return None
-    names = tuple(value)
-    return names if len(set(names)) == len(names) else None
-
-
-def _unknown_tool(
-    block: JsonBlock, r: Reporter, known: KnownTools, key: str, index: int, name: str
-) -> None:
-    hint = did_you_mean(name, known.bare) or (
-        "kept as written; check the spelling, or add the server that provides it to mcp-servers/"
-    )
-    r.at(block, (key, index), "tool-unknown", f"tool {name!r} is not a known tool", hint)
-
-
-def _string_list(
-    block: JsonBlock, where: tuple[str | int, ...], value: Any, r: Reporter, label: str
-) -> list[str] | None:
-    if not isinstance(value, list):
-        r.at(
-            block,
-            where,
-            "field-type",
-            f"{label} must be an array of strings, got {json_type(value)}",
-            'write ["a", "b"]; use [] for none',
-        )
-        return None
-    ok = True
-    for index, item in enumerate(value):
-        if not isinstance(item, str) or not item.strip():
-            ok = False
-            r.at(
-                block,
-                (*where, index),
-                "field-type",
-                f"{label}[{index}] must be a non-empty string, got {describe(item)}",
-                "write a name in double quotes, or remove the item",
-            )
-    return list(value) if ok else None
-
-
-def validate_mcp_servers(block: JsonBlock, r: Reporter) -> tuple[str, ...] | None:
-    """MCP Servers: a list of registry names; the legacy inline object still works."""
-    data = block.value
-    if isinstance(data, dict):
-        r.at(
-            block,
-            (),
-            "mcp-inline-deprecated",
-            "inline MCP server configs are deprecated; the server names are used",
-            "run 'roster migrate-mcp' to move them into mcp-servers/<name>.md",
-        )
-        names: list[str] = []
-        for name, config in data.items():
-            problem = segment_problem(name)
-            if problem is not None:
-                r.at(
-                    block,
-                    (name,),
-                    "name-unsafe",
-                    f"MCP server name {name!r} {problem}",
-                    "use the file name of an entry in mcp-servers/, without .md",
-                    key=True,
-                )
-            elif not isinstance(config, dict):
-                r.at(
-                    block,
-                    (name,),
-                    "field-type",
-                    f"inline MCP server {name!r} must be an object, got {json_type(config)}",
-                    'better: list registry names, ["github", "playwright"]',
-                )
-            else:
-                names.append(name)
-        return tuple(names)
-    if not isinstance(data, list):
-        r.at(
-            block,
-            (),
-            "json-type",
-            f"## MCP Servers must hold a JSON array of server names, got {json_type(data)}",
-            'write ["github", "playwright"]',
-        )
-        return None
-    result: list[str] = []
-    for index, name in enumerate(data):
-        problem = segment_problem(name)
-        if not isinstance(name, str):
-            problem = f"must be a string, got {json_type(name)}"
-        if problem is not None:
-            r.at(
-                block,
-                (index,),
-                "field-type" if not isinstance(name, str) else "name-unsafe",
-                f"MCP server name at index {index} {problem}",
-                "use the file name of an entry in mcp-servers/, without .md",
-            )
-        elif name in result:
-            r.at(
-                block,
-                (index,),
-                "tool-duplicate",
-                f"MCP server {name!r} is listed twice",
-                "remove one",
-            )
-        else:
-            result.append(name)
-    return tuple(result)
-
-
-_INSTALL_PATTERNS = {"npm": NPM_NAME, "pip": PIP_REQ, "commands": COMMAND}
-# A vault names the same few packages in many profiles; remember each verdict. (Bounded so
-# a hostile vault cannot grow it without limit.)
-_PACKAGE_VERDICTS: dict[tuple[str, str], bool] = {}
-
-
-def _valid_package(key: str, pattern: re.Pattern[str], name: str) -> bool:
-    verdict = _PACKAGE_VERDICTS.get((key, name))
-    if verdict is None:
-        verdict = pattern.match(name) is not None
-        if len(_PACKAGE_VERDICTS) < 10_000:
-            _PACKAGE_VERDICTS[(key, name)] = verdict
-    return verdict
-
-
-def validate_install(block: JsonBlock, r: Reporter) -> InstallManifest | None:
-    """Install: ``npm``, ``pip`` and ``commands`` lists with package names checked, since
-    these names later reach ``npm install`` and ``pip install``."""
-    data = block.value
-    if not isinstance(data, dict):
-        r.at(
-            block,
-            (),
-            "json-type",
-            f"## Install must hold a JSON object, got {json_type(data)}",
-            'write {"npm": [], "pip": [], "commands": []}',
-        )
-        return None
-    lists: dict[str, tuple[str, ...]] = {}
-    for key, value in data.items():
-        if key not in INSTALL_KEYS:
-            r.at(
-                block,
-                (key,),
-                "field-unknown",
-                f"unknown Install key {key!r}",
-                did_you_mean(key, INSTALL_KEYS) or "Install takes npm, pip and commands",
-                key=True,
-            )
-            continue
-        names = _string_list(block, (key,), value, r, f"Install {key!r}")
-        if names is None:
-            continue
-        pattern = _INSTALL_PATTERNS[key]
-        good = []
-        for index, name in enumerate(names):
-            if not _valid_package(key, pattern, name.strip()):
-                r.at(
-                    block,
-                    (key, index),
-                    "package-name-invalid",
-                    f"Install {key!r}: {name!r} is not a valid "
-                    f"{'command name' if key == 'commands' else key + ' package name'}",
-                    "a program name such as git; no path, option or argument"
-                    if key == "commands"
-                    else "a package name, optionally with a version; never an option or a URL",
-                )
-            else:
-                good.append(name.strip())
-        lists[key] = tuple(good)
-    return InstallManifest(**lists)

@@ -1,0 +1,233 @@
+"""The fast path of ``parse_profile``: a whole profile with nothing to report.
+
+Almost every profile in a vault is valid, and then no position, no ``JsonBlock`` and no
+reporter is needed. ``fast_fields`` reads such a profile's frontmatter and sections straight
+into the model's fields, applying the same rules as the careful path in their passing form
+only, and gives up (returns None) at the first thing that the careful path would report,
+even a warning: an unknown key or tool, a permission rule, a package name it has not seen
+pass before. ``parse_profile`` then runs the careful path, which reports every problem with
+its position. So the fast path can only agree with the careful one or step aside; a property
+test (tests/vault/test_fast_paths.py) checks exactly that on generated documents.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from agent_roster.known_tools import DEFAULT_EMBEDDED_SERVER, KnownTools
+from agent_roster.model.profile import PERMISSION_MODES, InstallManifest, PromptSection, Runtime
+from agent_roster.vault.frontmatter import Frontmatter
+from agent_roster.vault.json_section import SLOW, decode_fast
+from agent_roster.vault.markdown import BLANK_STARTS as _BLANK_STARTS
+from agent_roster.vault.markdown import Structure, tidy
+from agent_roster.vault.paths import segment_problem
+from agent_roster.vault.profile_blocks import MODES
+from agent_roster.vault.profile_lists import INSTALL_KEYS, clean_names, good_packages
+
+_FRONTMATTER_KEYS = frozenset(("id", "name", "description", "tags", "extends"))
+_RUNTIMES = {r.value: r for r in Runtime}
+_MODES = frozenset(MODES)
+_PERMISSION_MODES = frozenset(PERMISSION_MODES)
+_TOOL_FIELDS = {"allowed": "allowed_tools", "denied": "denied_tools"}
+_INSTALL_FIELDS = {key: f"install.{key}" for key in INSTALL_KEYS}
+_STRUCTURED = frozenset(("config", "tools", "mcp servers", "install"))
+
+
+def fast_fields(
+    text: str,
+    fm: Frontmatter,
+    structure: Structure,
+    expected_id: str | None,
+    project: str | None,
+    known: KnownTools | None,
+    tags_ok: Any,
+) -> tuple[dict[str, Any], set[str]] | None:
+    """The model fields and the names the file set, or None when anything would be
+    reported. ``tags_ok`` is the careful path's tag rule (shared, so the two cannot drift)."""
+    fields: dict[str, Any] = {}
+    fields_set: set[str] = set()
+    if not _frontmatter(fm.data, expected_id, project, tags_ok, fields, fields_set):
+        return None
+    prose: list[PromptSection] = []
+    seen: set[str] = set()
+    # Unpacking a section or fence tuple once is cheaper than reading its fields by name.
+    for heading, _, _, _, body_start, body_end, _, fences, key in structure.sections:
+        if key in seen:
+            return None
+        seen.add(key)
+        if key not in _STRUCTURED:
+            body = text[body_start:body_end]
+            # ``tidy``, without a call when the body cannot start with a blank line.
+            body = body.rstrip() if body[:1] not in _BLANK_STARTS else tidy(body)
+            prose.append(PromptSection(heading=heading, body=body))
+            continue
+        if len(fences) != 1:
+            return None
+        _, _, lang, _, _, content_start, content_end, _, _, _, closed = fences[0]
+        if lang != "json" or not closed:
+            return None
+        value = decode_fast(text[content_start:content_end])
+        if value is SLOW:
+            return None
+        if key == "config":
+            ok = _config(value, fields, fields_set)
+        elif key == "tools":
+            ok = _tools(value, known, fields, fields_set)
+        elif key == "mcp servers":
+            ok = _mcp_servers(value, fields, fields_set)
+        else:
+            ok = _install(value, fields, fields_set)
+        if not ok:
+            return None
+    if prose:
+        fields["sections"] = tuple(prose)
+        fields_set.add("sections")
+    fields.setdefault("name", fields["id"])  # an override may leave the name to its base
+    return fields, fields_set
+
+
+def _frontmatter(
+    data: dict[str, Any],
+    expected_id: str | None,
+    project: str | None,
+    tags_ok: Any,
+    fields: dict[str, Any],
+    fields_set: set[str],
+) -> bool:
+    if not _FRONTMATTER_KEYS.issuperset(data):
+        return False  # metadata keys: the careful path decides whether to warn
+    ident = data.get("id", expected_id)
+    if (
+        type(ident) is not str
+        or segment_problem(ident) is not None
+        or (expected_id is not None and ident != expected_id)
+    ):
+        return False
+    fields["id"] = ident
+    if "name" in data:
+        name = data["name"]
+        if not isinstance(name, str) or not name.strip():
+            return False
+        fields["name"] = name.strip()
+        fields_set.add("name")
+    elif project is None:
+        return False  # a system profile needs a name
+    if "description" in data:
+        description = data["description"]
+        if not isinstance(description, str):
+            return False
+        fields["description"] = description.strip()
+        fields_set.add("description")
+    if "tags" in data:
+        tags = data["tags"]
+        if tags is None:
+            fields["tags"] = ()
+        elif isinstance(tags, str):
+            fields["tags"] = (tags,)
+        elif isinstance(tags, list) and tags_ok(tags):
+            fields["tags"] = tuple(tags)
+        else:
+            return False
+        fields_set.add("tags")
+    if "extends" in data:
+        parent = data["extends"]
+        if type(parent) is not str or segment_problem(parent) is not None or parent == ident:
+            return False
+        fields["extends"] = parent
+        fields_set.add("extends")
+    return True
+
+
+def _config(data: Any, fields: dict[str, Any], fields_set: set[str]) -> bool:
+    if type(data) is not dict:
+        return False
+    for key, value in data.items():
+        if key in ("model", "provider", "color"):
+            if not isinstance(value, str) or not value.strip():
+                return False
+            value = value.strip()
+        elif key == "permission_mode":
+            if type(value) is not str or value not in _PERMISSION_MODES:
+                return False
+        elif key in ("max_tokens_per_task", "max_turns"):
+            if type(value) is not int or value <= 0:
+                return False
+        elif key in ("temperature", "top_p"):
+            if type(value) not in (int, float) or (type(value) is float and not math.isfinite(value)):
+                return False
+            if not 0 <= value <= (2.0 if key == "temperature" else 1.0):
+                return False
+            value = float(value)
+        elif key == "runtime":
+            value = _RUNTIMES.get(value) if type(value) is str else None
+            if value is None:
+                return False
+        elif key == "agent_name":
+            if segment_problem(value) is not None:
+                return False
+        elif key == "mode":
+            if type(value) is not str or value not in _MODES:
+                return False
+        else:
+            return False  # permission rules, harness settings, unknown keys: careful path
+        fields[key] = value
+        fields_set.add(key)
+    runtime = fields.get("runtime") if "runtime" in data else None
+    if runtime is Runtime.ACPX:
+        return "agent_name" in data  # without it the careful path warns
+    return runtime is None or "agent_name" not in data  # or it warns that it is ignored
+
+
+def _tools(
+    data: Any, known: KnownTools | None, fields: dict[str, Any], fields_set: set[str]
+) -> bool:
+    if type(data) is not dict:
+        return False
+    embedded = known.embedded if known else DEFAULT_EMBEDDED_SERVER
+    lists = []
+    for key, value in data.items():
+        field = _TOOL_FIELDS.get(key)
+        if field is None:
+            return False
+        names = clean_names(value, embedded)
+        if names is None or (known is not None and not known.all_known(names)):
+            return False
+        lists.append((field, names))
+    if len(lists) == 2 and not set(lists[0][1]).isdisjoint(lists[1][1]):
+        return False  # a tool both allowed and denied: the careful path warns
+    for field, names in lists:
+        fields[field] = names
+        fields_set.add(field)
+    return True
+
+
+def _mcp_servers(data: Any, fields: dict[str, Any], fields_set: set[str]) -> bool:
+    if type(data) is not list:
+        return False  # the legacy inline object is deprecated: the careful path warns
+    for name in data:
+        if type(name) is not str or segment_problem(name) is not None:
+            return False
+    names = tuple(data)
+    if len(set(names)) != len(names):
+        return False
+    fields["mcp_servers"] = names
+    fields_set.add("mcp_servers")
+    return True
+
+
+def _install(data: Any, fields: dict[str, Any], fields_set: set[str]) -> bool:
+    if type(data) is not dict:
+        return False
+    lists: dict[str, tuple[str, ...]] = {}
+    for key, value in data.items():
+        if key not in _INSTALL_FIELDS:
+            return False
+        names = good_packages(key, value)
+        if names is None:
+            return False  # a name not seen valid before: the careful path checks it
+        lists[key] = names
+    fields["install"] = InstallManifest(**lists)
+    fields_set.add("install")
+    fields_set.update([_INSTALL_FIELDS[key] for key in lists])
+    return True
