@@ -32,6 +32,7 @@ bench: setup-dev
 	-$(BIN)/python bench/parse.py
 	-$(BIN)/python bench/sync.py
 	-$(BIN)/python bench/resolve.py
+	-$(BIN)/python bench/render.py
 
 schema: setup-dev
 	$(BIN)/roster schema --out schemas

@@ -212,3 +212,54 @@ def test_rules_to_config_groups_keys_and_round_trips() -> None:
 def test_todowrite_takes_only_an_action() -> None:
     config = rules_to_config([rule("todowrite", "*", ALLOW), rule("todowrite", "x", DENY)])
     assert config["todowrite"] == "allow"
+
+
+# --- the indexed evaluator and dead-rule removal agree with the plain definitions ----------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from agent_roster.codecs.opencode_rules import live_rules  # noqa: E402
+from agent_roster.codecs.permissions import RuleIndex  # noqa: E402
+
+_KEYS = ["bash", "edit", "read", "*", "gh_*", "gh_issue", "gh_", "g?_x", "a\\b", "a/b", "x *", "x"]
+_PATTERNS = ["*", "git *", "git push *", "src/*", "~/x", "a\\b", "a/b", ""]
+_rules = st.lists(
+    st.builds(
+        PermissionRule,
+        permission=st.sampled_from(_KEYS),
+        pattern=st.sampled_from(_PATTERNS),
+        action=st.sampled_from(list(PermissionAction)),
+    ),
+    max_size=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    rules=_rules,
+    key=st.sampled_from([*_KEYS, "gh_issue_x", "bashx"]),
+    arg=st.sampled_from([*_PATTERNS, "git push --force", "other"]),
+)
+def test_rule_index_decides_like_evaluate(rules: list[PermissionRule], key: str, arg: str) -> None:
+    plain = evaluate([SourcedRule(r, "permission") for r in rules], key, arg, home="/h")
+    assert RuleIndex(rules).decide(key, arg, home="/h") == (plain.action, plain.position)
+
+
+def _covers_reference(later: PermissionRule, earlier: PermissionRule) -> bool:
+    key_ok = later.permission in ("*", earlier.permission) or (
+        not any(c in earlier.permission for c in "*?")
+        and wildcard_match(earlier.permission, later.permission)
+    )
+    return key_ok and later.pattern in ("*", earlier.pattern)
+
+
+@settings(max_examples=300, deadline=None)
+@given(rules=_rules)
+def test_live_rules_matches_the_pairwise_definition(rules: list[PermissionRule]) -> None:
+    reference = [
+        rule
+        for i, rule in enumerate(rules)
+        if not any(_covers_reference(later, rule) for later in rules[i + 1 :])
+    ]
+    assert live_rules(rules) == reference

@@ -46,8 +46,88 @@ def read_native(text: str, path: str, out: list[Diagnostic]) -> NativeDocument |
 
 def dump_yaml(data: dict[str, Any]) -> str:
     """YAML for a frontmatter block: key order kept, unicode as is, no line folding of long
-    strings (harness loaders differ on folded scalars)."""
-    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=1_000_000)
+    strings (harness loaders differ on folded scalars). The text is exactly what PyYAML's
+    safe dumper writes (a property test holds the two equal)."""
+    fast = _Emitter().document(data)
+    return fast if fast is not None else _full_dump(data)
+
+
+def _full_dump(data: object) -> str:
+    # libyaml's C emitter; the representer in front of it is still Python.
+    return yaml.dump(
+        data, Dumper=yaml.CSafeDumper, sort_keys=False, allow_unicode=True, width=1_000_000
+    )
+
+
+# PyYAML's representer walks every node in Python (about 2 µs a node), and an OpenCode
+# agent's permission map holds hundreds. Block mappings and sequences of one-line scalars
+# are laid out here instead; each distinct scalar is dumped once by PyYAML itself, so its
+# quoting is PyYAML's, and anything else (multi-line text, lists of mappings) falls back.
+_SCALAR_MEMO: dict[tuple[type, object], str | None] = {}
+_SCALAR_MEMO_LIMIT = 65_536
+
+
+def _scalar_text(value: object) -> str | None:
+    key = (type(value), value)
+    try:
+        return _SCALAR_MEMO[key]
+    except KeyError:
+        pass
+    # A top-level plain scalar ends with the document end marker.
+    dumped = _full_dump(value).removesuffix("\n...\n").removesuffix("\n")
+    text = None if "\n" in dumped or not dumped else dumped
+    if len(_SCALAR_MEMO) < _SCALAR_MEMO_LIMIT:
+        _SCALAR_MEMO[key] = text
+    return text
+
+
+_SCALAR_TYPES = (str, int, float, bool, type(None))
+
+
+class _Emitter:
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def document(self, data: dict[str, Any]) -> str | None:
+        if not data or not self.mapping(data, ""):
+            return None
+        return "\n".join(self.lines) + "\n"
+
+    def mapping(self, data: dict[Any, Any], indent: str) -> bool:
+        for key, value in data.items():
+            if type(key) is not str:
+                return False
+            key_text = _scalar_text(key)
+            # PyYAML writes long or escaped keys as complex ("? ") keys.
+            if key_text is None or len(key_text) >= 128 or key_text.startswith('"'):
+                return False
+            if type(value) in _SCALAR_TYPES:
+                text = _scalar_text(value)
+                if text is None:
+                    return False
+                self.lines.append(f"{indent}{key_text}: {text}")
+            elif type(value) is dict:
+                if not value:
+                    self.lines.append(f"{indent}{key_text}: {{}}")
+                    continue
+                self.lines.append(f"{indent}{key_text}:")
+                if not self.mapping(value, indent + "  "):
+                    return False
+            elif type(value) is list:
+                if not value:
+                    self.lines.append(f"{indent}{key_text}: []")
+                    continue
+                self.lines.append(f"{indent}{key_text}:")
+                for item in value:  # PyYAML writes block sequences unindented under a key
+                    if type(item) not in _SCALAR_TYPES:
+                        return False
+                    text = _scalar_text(item)
+                    if text is None:
+                        return False
+                    self.lines.append(f"{indent}- {text}")
+            else:
+                return False
+        return True
 
 
 def write_native(data: dict[str, Any], body: str) -> str:

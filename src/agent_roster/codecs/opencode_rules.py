@@ -9,15 +9,16 @@ first as grouped, then with dead rules left out; otherwise the profile is refuse
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 from agent_roster.codecs.opencode_js import is_array_index, js_object
 from agent_roster.codecs.opencode_schema import ACTION_ONLY
 from agent_roster.codecs.permissions import (
+    RuleIndex,
     SourcedRule,
     effective_rules,
-    evaluate,
+    key_kind,
     rules_from_config,
     wildcard_match,
 )
@@ -80,39 +81,125 @@ def group(rules: Iterable[PermissionRule]) -> dict[str, Any]:
     return {k: p["*"] if list(p) == ["*"] else p for k, p in grouped.items()}
 
 
-def _covers(later: PermissionRule, earlier: PermissionRule) -> bool:
-    # Whether every call ``earlier`` matches is also matched by ``later`` (conservative:
-    # glob keys are only covered by "*" or by the same key).
-    key_ok = later.permission in ("*", earlier.permission) or (
-        not any(c in earlier.permission for c in "*?")
-        and wildcard_match(earlier.permission, later.permission)
-    )
-    return key_ok and later.pattern in ("*", earlier.pattern)
-
-
 def live_rules(rules: Sequence[PermissionRule]) -> list[PermissionRule]:
-    """``rules`` without those a later rule always overrides (they never decide)."""
-    return [
-        rule
-        for i, rule in enumerate(rules)
-        if not any(_covers(later, rule) for later in rules[i + 1 :])
-    ]
+    """``rules`` without those a later rule always overrides (they never decide): a later
+    rule covers an earlier one when its key is ``*``, the same key, or (for an exact
+    earlier key) a wildcard matching it, and its pattern is ``*`` or the same pattern.
+    One pass from the end with the later rules indexed, not a pass per rule."""
+    live: list[PermissionRule] = []
+    later = _LaterRules()
+    for rule in reversed(rules):
+        if not later.covers(rule):
+            live.append(rule)
+        later.add(rule)
+    live.reverse()
+    return live
+
+
+class _LaterRules:
+    """The patterns of the rules seen so far (scanning from the end), by key kind. Keys
+    are compared as OpenCode matches them: ``\\`` counts as ``/``."""
+
+    def __init__(self) -> None:
+        self.by_key: dict[str, set[str]] = {}
+        self.by_exact: dict[str, set[str]] = {}
+        self.by_prefix: dict[str, set[str]] = {}
+        self.globs: list[PermissionRule] = []
+
+    def add(self, rule: PermissionRule) -> None:
+        key = rule.permission
+        self.by_key.setdefault(key, set()).add(rule.pattern)
+        if not _is_glob(key):
+            self.by_exact.setdefault(key.replace("\\", "/"), set()).add(rule.pattern)
+            return
+        kind, value = key_kind(key)
+        if kind == "prefix":
+            self.by_prefix.setdefault(value, set()).add(rule.pattern)
+        else:
+            self.globs.append(rule)
+
+    def covers(self, rule: PermissionRule) -> bool:
+        wanted = {"*", rule.pattern}
+        key = rule.permission
+        if not wanted.isdisjoint(self.by_key.get("*", ())):
+            return True
+        if not wanted.isdisjoint(self.by_key.get(key, ())):
+            return True
+        if _is_glob(key):
+            return False  # conservative: a glob key is only covered by "*" or itself
+        norm = key.replace("\\", "/")
+        if not wanted.isdisjoint(self.by_exact.get(norm, ())):
+            return True
+        for end in range(len(norm) + 1):
+            patterns = self.by_prefix.get(norm[:end])
+            if patterns and not wanted.isdisjoint(patterns):
+                return True
+        return any(
+            later.pattern in wanted and wildcard_match(key, later.permission)
+            for later in self.globs
+        )
+
+
+def _attempts(kept: list[PermissionRule]) -> Iterator[list[PermissionRule]]:
+    # The rules as they are, then without dead rules; the second only if the first fails
+    # (dropping dead rules is quadratic in the number of rules).
+    yield kept
+    yield live_rules(kept)
+
+
+def _is_glob(key: str) -> bool:
+    return "*" in key or "?" in key
+
+
+def _moved_keys(want: Sequence[PermissionRule], got: Sequence[PermissionRule]) -> set[str] | None:
+    """Keys whose rules differ between the lists (order or content), or ``None`` when a
+    glob key is among them. Grouping only moves rules of one key together; a rule of an
+    exact key can only change decisions for calls of that same key, so probing those keys
+    is enough unless a glob key (which matches other keys' calls) moved."""
+
+    def by_key(rules: Sequence[PermissionRule]) -> dict[str, list[tuple[str, str]]]:
+        out: dict[str, list[tuple[str, str]]] = {}
+        for rule in rules:
+            out.setdefault(rule.permission, []).append((rule.pattern, rule.action.value))
+        return out
+
+    def order(rules: Sequence[PermissionRule]) -> list[str]:
+        return [r.permission for r in rules]
+
+    a, b = by_key(want), by_key(got)
+    moved = {k for k in a.keys() | b.keys() if a.get(k) != b.get(k)}
+    # A key whose rules were pulled together from several places moved past other keys.
+    seen: set[str] = set()
+    previous = None
+    for key in order(want):
+        if key != previous and key in seen:
+            moved.add(key)
+        seen.add(key)
+        previous = key
+    if any(_is_glob(k) for k in moved):
+        return None
+    return moved
 
 
 def first_difference(
     want: Sequence[PermissionRule], got: Sequence[PermissionRule]
 ) -> tuple[str, str] | None:
     """A (permission, argument) probe both lists decide differently, or ``None``. Probes
-    are every key written against every pattern written, as literal text."""
+    are every key written against every pattern written, as literal text (only the keys
+    whose rules moved, when no glob key moved)."""
+    if list(want) == list(got):
+        return None
+    moved = _moved_keys(want, got)
     keys = dict.fromkeys(r.permission for r in [*want, *got])
+    if moved is not None:
+        keys = dict.fromkeys(k for k in keys if k in moved)
     patterns = dict.fromkeys(r.pattern for r in [*want, *got])
-    a = [SourcedRule(r, "") for r in want]
-    b = [SourcedRule(r, "") for r in got]
+    a, b = RuleIndex(want), RuleIndex(got)
     for key in keys:
         for pattern in patterns:
             if (
-                evaluate(a, key, pattern, home=_PROBE_HOME).action
-                != evaluate(b, key, pattern, home=_PROBE_HOME).action
+                a.decide(key, pattern, home=_PROBE_HOME)[0]
+                != b.decide(key, pattern, home=_PROBE_HOME)[0]
             ):
                 return key, pattern
     return None
@@ -182,7 +269,7 @@ def render_rules(
         kept.append(rule)
     if not kept:
         return RenderedRules(None, (), tuple(constraints), tuple(losses), "")
-    for attempt in (kept, live_rules(kept)):
+    for attempt in _attempts(kept):
         config = group(attempt)
         hoisted = _hoisted(config)
         if hoisted:
@@ -195,6 +282,8 @@ def render_rules(
                 "front by JavaScript, changing the rule order",
             )
         back = rules_from_config(config)
+        # Identical lists decide identically; probing is only needed when grouping moved
+        # or merged rules (it costs keys x patterns x rules evaluations).
         if first_difference(kept, back) is None:
             if attempt is not kept and len(attempt) != len(kept):
                 losses.append(

@@ -188,3 +188,70 @@ def key_decisions(rules: Sequence[SourcedRule], keys: Iterable[str]) -> dict[str
 def has_argument_rules(rules: Iterable[PermissionRule]) -> bool:
     """Whether any rule narrows by argument (pattern other than ``*``)."""
     return any(rule.pattern != "*" for rule in rules)
+
+
+def key_kind(key: str) -> tuple[str, str]:
+    """How a rule key can be looked up: ``("exact", key)`` for a key without wildcards,
+    ``("prefix", p)`` for ``p*`` with no other wildcard (``*`` is the prefix ``""``), else
+    ``("glob", key)``. A trailing ``" *"`` is not a plain prefix (it also matches without
+    the space), and ``\\`` is normalised by matching, so both stay globs."""
+    if "\\" in key:
+        return ("glob", key)
+    if "*" not in key and "?" not in key:
+        return ("exact", key)
+    body = key[:-1]
+    if key.endswith("*") and not key.endswith(" *") and "*" not in body and "?" not in body:
+        return ("prefix", body)
+    return ("glob", key)
+
+
+class RuleIndex:
+    """An ordered rule list indexed by key, so one decision costs the rules of that key
+    plus the wildcard keys that can match it, not a pass over every rule. Codecs probe
+    whole lists (hundreds of ``<server>_*`` keys per agent); :func:`evaluate` stays the
+    plain reference and a property test keeps the two equal."""
+
+    def __init__(self, rules: Sequence[PermissionRule]) -> None:
+        self.exact: dict[str, list[tuple[int, PermissionRule]]] = {}
+        self.prefix: dict[str, list[tuple[int, PermissionRule]]] = {}
+        self.globs: list[tuple[int, PermissionRule]] = []
+        for index, rule in enumerate(rules):
+            kind, value = key_kind(rule.permission)
+            if kind == "exact":
+                self.exact.setdefault(value, []).append((index, rule))
+            elif kind == "prefix":
+                self.prefix.setdefault(value, []).append((index, rule))
+            else:
+                self.globs.append((index, rule))
+
+    def candidates(self, permission: str) -> list[tuple[int, PermissionRule]]:
+        """Every rule whose key matches ``permission``, in no particular order."""
+        found: list[tuple[int, PermissionRule]] = []
+        if "\\" in permission:  # normalisation could make any key match: no shortcuts
+            everything = [*self.globs]
+            for group in (*self.exact.values(), *self.prefix.values()):
+                everything.extend(group)
+            return [(i, r) for i, r in everything if wildcard_match(permission, r.permission)]
+        found.extend(self.exact.get(permission, ()))
+        prefix = self.prefix
+        if prefix:
+            for end in range(len(permission) + 1):
+                matched = prefix.get(permission[:end])
+                if matched:
+                    found.extend(matched)
+        found.extend((i, r) for i, r in self.globs if wildcard_match(permission, r.permission))
+        return found
+
+    def decide(
+        self, permission: str, argument: str = "*", *, home: str | None = None
+    ) -> tuple[PermissionAction, int | None]:
+        """The same answer as :func:`evaluate`: the action and the deciding rule's index."""
+        best: tuple[int, PermissionRule] | None = None
+        for index, rule in self.candidates(permission):
+            if best is not None and index < best[0]:
+                continue
+            if rule.pattern == "*" or wildcard_match(argument, expand_home(rule.pattern, home)):
+                best = (index, rule)
+        if best is None:
+            return PermissionAction.ASK, None
+        return best[1].action, best[0]

@@ -87,6 +87,7 @@ def _tables() -> _Tables:
     return _Tables(to_native, to_canonical)
 
 
+@cache
 def canonical_tools() -> tuple[str, ...]:
     """Every canonical tool name the table knows, in table order."""
     return tuple(line.split()[0] for line in _TABLE.strip().splitlines())
@@ -151,6 +152,7 @@ def glob_to_claude_pattern(pattern: str) -> str:
     return pattern
 
 
+@cache
 def opencode_mcp_key(server: str, tool: str) -> str:
     """OpenCode's tool id and permission key for an MCP tool: ``<server>_<tool>`` with every
     character outside ``[a-zA-Z0-9_-]`` replaced by ``_`` (``packages/opencode/src/mcp``).

@@ -1,0 +1,458 @@
+"""Benchmark: render 10,000 profiles to Claude Code and OpenCode, against rulesync 17.
+
+Issue 5, item 7: roster renders 10,000 profiles to ``claude`` and ``opencode`` at least 10x
+faster than rulesync 17 (npm ``rulesync``) renders the same 10,000 agents to the same two
+targets, measured side by side in one run.
+
+A vault of 10,000 system profiles with 200 MCP servers (``vaultgen``'s defaults) is
+generated. The same agents, as ``render`` sees them (``load_effective``: extends merged),
+are written as a rulesync project (``bench/rulesyncgen.py``): one
+``.rulesync/subagents/<id>.md`` each with the same name, description, prompt, model, tools,
+permission mode, turn limit and MCP server names, plus ``.rulesync/mcp.jsonc`` with the
+servers they use. Then, with a warm page cache, repeated
+(``--reps``) and interleaved (the order rotates each repetition), wall time of:
+
+* **rulesync** — ``rulesync generate`` (targets claudecode, opencode; features subagents,
+  mcp) as a subprocess, its previous outputs removed first (untimed);
+* **ours** — ``commands.harness.render_agents(vault, ["claude", "opencode"], out=DIR)`` in
+  this process into a fresh folder: loading and parsing the vault, merging, rendering and
+  writing every file;
+* **ours, CLI** — ``roster --vault V render --to claude --to opencode --out DIR`` as a
+  subprocess (interpreter start-up and printing one line per file included).
+
+Both sides must write one agent file per profile and target (``.claude/agents/*.md``,
+``.opencode/agent[s]/*.md``, counted on disk after every run): a baseline that silently
+wrote nothing would flatter us, and so would a render that skipped profiles. The target is
+judged on the in-process time, best against best (the run least disturbed by other
+processes); medians, CPU seconds and the CLI's ratio are shown beside it. Nothing is pinned
+to a CPU (rulesync's node uses more than one thread). Prints a table, PASS/FAIL lines and,
+last, one JSON line; exits 0 when the target passes, 1 when it does not or a count is wrong,
+2 when it cannot run (rulesync, a codec or ``render_agents`` missing).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, NamedTuple
+
+# bench/ is not a package: put this folder on the path for the sibling modules.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rulesyncgen
+import vaultgen
+from benchkit import Timing
+
+TARGET_SPEEDUP = 10.0
+HARNESSES = ("claude", "opencode")
+REPO = Path(__file__).resolve().parents[1]
+NPM_BIN = REPO / ".tools" / "npm" / "node_modules" / ".bin"
+RULESYNC_MAJOR = 17
+# Where each harness reads project agents (docs/codecs/claude.md, opencode.md §1).
+AGENT_DIRS = {"claude": (".claude/agents",), "opencode": (".opencode/agents", ".opencode/agent")}
+
+
+class Run(NamedTuple):
+    """One timed run: wall and CPU seconds, agent files per harness found on disk after it,
+    every file it wrote (or reported), and error diagnostics (ours) or the exit code."""
+
+    wall: float
+    cpu: float
+    agents: dict[str, int]
+    files: int
+    errors: int
+
+
+class Side:
+    """One contender's runs."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.runs: list[Run] = []
+
+    @property
+    def wall(self) -> Timing:
+        return Timing(self.label, [r.wall for r in self.runs])
+
+    @property
+    def cpu(self) -> Timing:
+        return Timing(self.label, [r.cpu for r in self.runs])
+
+    @property
+    def last(self) -> Run:
+        return self.runs[-1]
+
+
+# --- preconditions ---------------------------------------------------------------------------
+
+
+def find_rulesync(given: str | None) -> str | None:
+    if given:
+        return given
+    local = NPM_BIN / "rulesync"
+    return str(local) if os.access(local, os.X_OK) else shutil.which("rulesync")
+
+
+def missing_pieces(rulesync: str | None) -> tuple[list[str], str]:
+    """What keeps the benchmark from running (empty when nothing), and rulesync's version."""
+    problems: list[str] = []
+    version = ""
+    if rulesync is None:
+        problems.append(
+            "rulesync is not installed: .ci/run installs it (npm install --prefix .tools/npm "
+            f"rulesync@{RULESYNC_MAJOR}.0.0), or pass --rulesync PATH"
+        )
+    else:
+        try:
+            done = subprocess.run(
+                [rulesync, "--version"], capture_output=True, text=True, timeout=60, check=False
+            )
+            version = done.stdout.strip()
+        except OSError as exc:
+            problems.append(f"cannot run {rulesync}: {exc}")
+        else:
+            if not version.startswith(f"{RULESYNC_MAJOR}."):
+                problems.append(
+                    f"{rulesync} is version {version or '?'} ({done.stderr.strip()[:200]}); "
+                    f"the target is measured against rulesync {RULESYNC_MAJOR}"
+                )
+    try:
+        from agent_roster.commands.harness import render_agents  # noqa: F401
+    except ImportError as exc:
+        problems.append(f"agent_roster.commands.harness.render_agents is not there yet ({exc})")
+        return problems, version
+    from agent_roster.codecs import get_codec
+
+    for name in HARNESSES:
+        try:
+            get_codec(name)
+        except ImportError as exc:
+            problems.append(f"the {name} codec is not there yet ({exc})")
+        except Exception as exc:  # a half-written codec: say which, do not crash
+            problems.append(f"the {name} codec does not load: {type(exc).__name__}: {exc}")
+    return problems, version
+
+
+# --- inputs ----------------------------------------------------------------------------------
+
+
+def prepare_vault(args: argparse.Namespace, root: Path) -> str:
+    if root.exists() and any(root.iterdir()):
+        return "reused --vault"
+    manifest = vaultgen.generate(
+        root,
+        profiles=args.profiles,
+        servers=args.servers,
+        projects=args.projects,
+        seed=args.seed,
+    )
+    print(f"generated the vault in {manifest.seconds:.1f} s", file=sys.stderr)
+    return "generated" if args.vault is None else "generated into --vault"
+
+
+def package_dir(executable: str) -> Path:
+    """The npm package folder of ``executable`` (its own folder when there is none)."""
+    real = Path(os.path.realpath(executable))
+    for folder in real.parents:
+        if (folder / "package.json").is_file():
+            return folder
+    return real.parent
+
+
+def warm(*trees: Path) -> int:
+    """Read every file under ``trees`` once, so no contender pays for a cold page cache."""
+    total = 0
+    for tree in trees:
+        for folder, _dirs, names in os.walk(tree):
+            for name in names:
+                try:
+                    with open(os.path.join(folder, name), "rb") as handle:
+                        total += len(handle.read())
+                except OSError:
+                    pass
+    return total
+
+
+def count_agents(root: Path) -> dict[str, int]:
+    """Agent files on disk under ``root``, per harness (the folders each harness reads)."""
+    found: dict[str, int] = {}
+    for harness, rels in AGENT_DIRS.items():
+        n = 0
+        for rel in rels:
+            for _folder, _dirs, names in os.walk(root / rel):
+                n += sum(1 for name in names if name.endswith(".md"))
+        found[harness] = n
+    return found
+
+
+def count_files(root: Path, skip: Sequence[str] = ()) -> int:
+    total = 0
+    for folder, dirs, names in os.walk(root):
+        if folder == str(root):
+            dirs[:] = [d for d in dirs if d not in skip]
+            names = [n for n in names if n not in skip]
+        total += len(names)
+    return total
+
+
+# --- the contenders --------------------------------------------------------------------------
+
+
+def _child_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run_subprocess(argv: list[str], cwd: Path) -> tuple[float, float, int, str]:
+    """Wall and CPU seconds of one child process, its exit code and the tail of stderr."""
+    cpu0 = _child_cpu()
+    start = time.perf_counter()
+    done = subprocess.run(
+        argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False
+    )
+    wall = time.perf_counter() - start
+    return wall, _child_cpu() - cpu0, done.returncode, done.stderr.decode(errors="replace")[-2000:]
+
+
+RULESYNC_INPUTS = (".rulesync", "rulesync.jsonc")
+
+
+def clear_outputs(project: Path) -> None:
+    """Remove what rulesync wrote, keeping its inputs."""
+    for entry in os.scandir(project):
+        if entry.name not in RULESYNC_INPUTS:
+            path = Path(entry.path)
+            shutil.rmtree(path) if entry.is_dir() else path.unlink()
+
+
+def run_rulesync(rulesync: str, project: Path) -> Run:
+    wall, cpu, code, err = run_subprocess([rulesync, "generate"], project)
+    if code != 0:
+        print(f"rulesync generate exited {code}:\n{err}", file=sys.stderr)
+    return Run(wall, cpu, count_agents(project), count_files(project, RULESYNC_INPUTS), code)
+
+
+def run_ours(vault: Path, out: Path) -> Run:
+    from agent_roster.commands.harness import render_agents
+
+    cpu0 = time.process_time()
+    start = time.perf_counter()
+    report = render_agents(vault, HARNESSES, out=out)
+    wall = time.perf_counter() - start
+    cpu = time.process_time() - cpu0
+    errors = [d for d in report.diagnostics if d.is_error]
+    for diagnostic in errors[:5]:
+        print(f"render: {diagnostic.format()}", file=sys.stderr)
+    return Run(wall, cpu, count_agents(out), len(report.files), len(errors))
+
+
+def roster_argv() -> list[str]:
+    script = Path(sys.executable).parent / "roster"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "agent_roster"]
+
+
+def run_cli(vault: Path, out: Path) -> Run:
+    argv = [*roster_argv(), "--vault", str(vault), "render"]
+    for harness in HARNESSES:
+        argv += ["--to", harness]
+    wall, cpu, code, err = run_subprocess([*argv, "--out", str(out)], out.parent)
+    if code != 0:
+        print(f"roster render exited {code}:\n{err}", file=sys.stderr)
+    return Run(wall, cpu, count_agents(out), count_files(out), code)
+
+
+# --- main ------------------------------------------------------------------------------------
+
+
+def measure(args: argparse.Namespace, rulesync: str, version: str, work: Path) -> int:
+    from agent_roster.commands.harness import load_effective
+
+    vault = Path(args.vault).absolute() if args.vault else work / "vault"
+    origin = prepare_vault(args, vault)
+    effective = load_effective(vault)
+    n = len(effective.profiles)
+    project = work / "rulesync"
+    rulesyncgen.write_project(project, effective.profiles, effective.servers)
+    del effective
+    warm(vault, project, package_dir(rulesync))
+    subprocess.run([*roster_argv(), "--version"], capture_output=True, check=False)
+
+    rs, ours, cli = Side("rulesync"), Side("ours"), Side("ours, CLI")
+    rs_again, ours_again = Side("rulesync"), Side("ours")
+    slot = 0
+
+    def fresh() -> Path:
+        nonlocal slot
+        slot += 1
+        return work / f"out-{slot}"
+
+    def rulesync_once() -> None:
+        clear_outputs(project)  # a fresh output, as ours gets (untimed)
+        rs.runs.append(run_rulesync(rulesync, project))
+        if args.again:
+            rs_again.runs.append(run_rulesync(rulesync, project))
+
+    def ours_once() -> None:
+        out = fresh()
+        ours.runs.append(run_ours(vault, out))
+        if args.again:
+            ours_again.runs.append(run_ours(vault, out))
+        shutil.rmtree(out, ignore_errors=True)
+
+    def cli_once() -> None:
+        out = fresh()
+        out.mkdir()
+        cli.runs.append(run_cli(vault, out))
+        shutil.rmtree(out, ignore_errors=True)
+
+    order: list[Callable[[], None]] = [rulesync_once, ours_once, cli_once]
+    for rep in range(args.reps):  # interleaved, rotating, so drift hits all alike
+        for step in order[rep % 3 :] + order[: rep % 3]:
+            step()
+        print(f"repetition {rep + 1}/{args.reps} done", file=sys.stderr)
+    load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
+
+    ratio = rs.wall.best / ours.wall.best
+    ratio_median = rs.wall.median / ours.wall.median
+    ratio_cli = rs.wall.best / cli.wall.best
+    expected = {h: n for h in HARNESSES}
+    sides = {"rulesync": rs, "ours": ours, "ours_cli": cli}
+    counts_ok = {key: all(r.agents == expected for r in side.runs) for key, side in sides.items()}
+    clean = all(r.errors == 0 for side in sides.values() for r in side.runs)
+    speed_ok = ratio >= TARGET_SPEEDUP
+    passed = speed_ok and all(counts_ok.values()) and clean
+
+    print("Agent Roster render benchmark (issue 5, item 7)")
+    print(f"vault: {vault} ({origin}); {n:,} profiles, rulesync {version} at {rulesync}")
+    print(
+        f"python {platform.python_version()}, not pinned, {args.reps} repetitions, "
+        f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} at the end"
+    )
+    print()
+    head = (
+        f"{'contender':<12}{'best s':>8}{'median s':>10}{'CPU s':>8}{'ratio':>8}"
+        f"{'claude':>8}{'opencode':>10}{'files':>8}{'profiles/s':>12}"
+    )
+    print(head)
+    for side in sides.values():
+        last = side.last
+        print(
+            f"{side.label:<12}{side.wall.best:>8.2f}{side.wall.median:>10.2f}"
+            f"{side.cpu.best:>8.2f}{rs.wall.best / side.wall.best:>7.1f}x"
+            f"{last.agents['claude']:>8,}{last.agents['opencode']:>10,}{last.files:>8,}"
+            f"{n / side.wall.best:>12,.0f}"
+        )
+    print("ratio = rulesync best / best; files = every file written (agents, MCP configs)")
+    if args.again:
+        print()
+        print("--again: the same render once more over its own output (nothing changed)")
+        for side in (rs_again, ours_again):
+            print(
+                f"{side.label:<12}{side.wall.best:>8.2f}{side.wall.median:>10.2f}"
+                f"{side.cpu.best:>8.2f}{rs_again.wall.best / side.wall.best:>7.1f}x"
+            )
+    print()
+    verdicts = [
+        (
+            speed_ok,
+            f"render_agents >= {TARGET_SPEEDUP:g}x rulesync, best vs best: {ratio:.1f}x "
+            f"(median {ratio_median:.1f}x)",
+        ),
+        *(
+            (ok, f"{sides[key].label}: {n:,} agent files per target in every run")
+            for key, ok in counts_ok.items()
+        ),
+        (clean, "no render errors, every process exited 0"),
+    ]
+    for ok, text in verdicts:
+        print(f"{'PASS' if ok else 'FAIL'}  {text}")
+    print(
+        f"info  the CLI (interpreter start-up included) is {ratio_cli:.1f}x rulesync "
+        f"(median {rs.wall.median / cli.wall.median:.1f}x)"
+    )
+
+    def figures_of(side: Side) -> dict[str, Any]:
+        return {
+            "best_s": round(side.wall.best, 3),
+            "median_s": round(side.wall.median, 3),
+            "runs_s": [round(r.wall, 3) for r in side.runs],
+            "cpu_best_s": round(side.cpu.best, 3),
+            "agents": side.last.agents,
+            "files": side.last.files,
+            "errors": [r.errors for r in side.runs],
+            "profiles_per_s": round(n / side.wall.best),
+        }
+
+    figures: dict[str, Any] = {
+        "bench": "render",
+        "profiles": n,
+        "harnesses": list(HARNESSES),
+        "rulesync_version": version,
+        "python": platform.python_version(),
+        "reps": args.reps,
+        "load_average": [round(x, 2) for x in load],
+        "rulesync": figures_of(rs),
+        "ours": figures_of(ours),
+        "ours_cli": figures_of(cli),
+        "again": {"rulesync": figures_of(rs_again), "ours": figures_of(ours_again)}
+        if args.again
+        else None,
+        "speedup": round(ratio, 2),
+        "speedup_median": round(ratio_median, 2),
+        "speedup_cli": round(ratio_cli, 2),
+        "target_speedup": TARGET_SPEEDUP,
+        "pass_speed": speed_ok,
+        "pass_counts": counts_ok,
+        "clean": clean,
+        "passed": passed,
+    }
+    print(json.dumps(figures, separators=(",", ":")))
+    return 0 if passed else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    """CLI entry point."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    vaultgen.add_vault_arguments(
+        parser,
+        vault_help="benchmark this vault; if DIR is missing or empty, generate into it and keep "
+        "it (default: a temporary generated vault)",
+    )
+    parser.add_argument("--reps", type=int, default=3, help="repetitions of each measurement")
+    parser.add_argument(
+        "--rulesync",
+        metavar="PATH",
+        help="the rulesync executable (default: .tools/npm/node_modules/.bin/rulesync, else PATH)",
+    )
+    parser.add_argument(
+        "--again",
+        action="store_true",
+        help="also time each side rendering once more over its own output (not judged)",
+    )
+    args = parser.parse_args(argv)
+    if args.reps < 1:
+        parser.error("--reps must be at least 1")
+    rulesync = find_rulesync(args.rulesync)
+    problems, version = missing_pieces(rulesync)
+    if problems or rulesync is None:
+        for problem in problems:
+            print(f"bench/render.py: cannot measure: {problem}", file=sys.stderr)
+        return 2
+    # 20,000+ files go to the temporary folder: remove them when stopped with SIGTERM too.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    with tempfile.TemporaryDirectory(prefix="roster-bench-render-") as tmp:
+        return measure(args, rulesync, version, Path(tmp))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
