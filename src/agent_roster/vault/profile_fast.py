@@ -154,7 +154,8 @@ def _config(data: Any, fields: dict[str, Any], fields_set: set[str]) -> bool:
             if type(value) is not int or value <= 0:
                 return False
         elif key in ("temperature", "top_p"):
-            if type(value) not in (int, float) or (type(value) is float and not math.isfinite(value)):
+            kind = type(value)
+            if kind not in (int, float) or (kind is float and not math.isfinite(value)):
                 return False
             if not 0 <= value <= (2.0 if key == "temperature" else 1.0):
                 return False
