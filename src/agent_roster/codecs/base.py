@@ -57,6 +57,11 @@ class Loss(msgspec.Struct, frozen=True, kw_only=True):
         }
 
 
+def loss(profile: AgentProfile, field: str, outcome: LossOutcome, detail: str) -> Loss:
+    """The :class:`Loss` of ``field`` for ``profile``."""
+    return Loss(profile=profile.id, field=field, outcome=outcome, detail=detail)
+
+
 class NativeFile(msgspec.Struct, frozen=True, kw_only=True):
     """One file a render produces. ``path`` is relative (POSIX separators) to the folder the
     harness reads: the workspace for project scope, the home folder for user scope."""

@@ -24,6 +24,7 @@ from agent_roster.codecs.base import (
     Roots,
     Scope,
 )
+from agent_roster.codecs.base import loss as _loss
 from agent_roster.codecs.claude_files import (
     COMMON_DROPS,
     dedupe,
@@ -64,10 +65,6 @@ _DROPS = {
     "tags": "tags are vault bookkeeping",
     "install": "Claude Code installs nothing for an agent",
 }
-
-
-def _loss(profile: AgentProfile, field: str, outcome: LossOutcome, detail: str) -> Loss:
-    return Loss(profile=profile.id, field=field, outcome=outcome, detail=detail)
 
 
 class ClaudeCodec:

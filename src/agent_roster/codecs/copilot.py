@@ -25,6 +25,7 @@ from agent_roster.codecs.base import (
     Roots,
     Scope,
 )
+from agent_roster.codecs.base import loss as _loss
 from agent_roster.codecs.claude_files import (
     COMMON_DROPS,
     dropped,
@@ -55,10 +56,6 @@ _DROPS = {
     "tags": "tags are vault bookkeeping",
     "install": "Copilot installs nothing for an agent",
 }
-
-
-def _loss(profile: AgentProfile, field: str, outcome: LossOutcome, detail: str) -> Loss:
-    return Loss(profile=profile.id, field=field, outcome=outcome, detail=detail)
 
 
 def native_tool(name: str) -> str | None:

@@ -22,6 +22,7 @@ from agent_roster.codecs.base import (
     RenderRequest,
     Roots,
 )
+from agent_roster.codecs.base import loss as _loss
 from agent_roster.codecs.claude_files import (
     COMMON_DROPS,
     AgentFile,
@@ -56,10 +57,6 @@ _DROPS = {
     "tags": "tags are vault bookkeeping",
     "install": "Cursor installs nothing for an agent",
 }
-
-
-def _loss(profile: AgentProfile, field: str, outcome: LossOutcome, detail: str) -> Loss:
-    return Loss(profile=profile.id, field=field, outcome=outcome, detail=detail)
 
 
 def readonly(profile: AgentProfile) -> bool:
