@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
-from agent_roster.codecs.opencode_js import is_array_index, js_object
+from agent_roster.codecs.opencode_js import is_array_index
 from agent_roster.codecs.opencode_schema import ACTION_ONLY
 from agent_roster.codecs.permissions import (
     RuleIndex,
@@ -205,13 +205,26 @@ def first_difference(
     return None
 
 
+def _moved_first(keys: list[str]) -> str:
+    # The first integer-like key if JavaScript's order (such keys first, ascending) differs
+    # from ``keys``, else "". Most maps have no such key: one cheap pass decides that.
+    indexed = [k for k in keys if k[:1].isdigit() and is_array_index(k)]
+    if not indexed:
+        return ""
+    others = [k for k in keys if not (k[:1].isdigit() and is_array_index(k))]
+    return indexed[0] if sorted(indexed, key=int) + others != keys else ""
+
+
 def _hoisted(config: dict[str, Any]) -> str:
     # The first key or pattern JavaScript would move to the front, or "".
-    if list(js_object(config)) != list(config):
-        return next(k for k in config if is_array_index(k))
+    moved = _moved_first(list(config))
+    if moved:
+        return moved
     for key, value in config.items():
-        if isinstance(value, dict) and list(js_object(value)) != list(value):
-            return f"{key}: {next(p for p in value if is_array_index(p))}"
+        if isinstance(value, dict):
+            moved = _moved_first([str(p) for p in value])
+            if moved:
+                return f"{key}: {moved}"
     return ""
 
 
@@ -240,8 +253,9 @@ def render_rules(
         key = scoping_key(server)
         if server in profile.mcp_servers:
             continue
-        clash = sorted(u for u in used if u != key and u.startswith(key[:-1]))
+        clash = [u for u in used if u != key and u.startswith(key[:-1])] if used else []
         if clash:
+            clash.sort()
             return RenderedRules(
                 None,
                 (),
@@ -279,8 +293,12 @@ def render_rules(
         candidate = kept[: len(kept) - len(scoping)]
         if len(tail_keys) == len(scoping) and tail_keys.isdisjoint(r.permission for r in candidate):
             head, suffix = candidate, scoping
+    # The suffix's keys are new to the object: they are written last, one bare deny each,
+    # and read back as themselves, so only the head goes through group/parse.
+    suffix_config = {r.permission: r.action.value for r in suffix}
     for attempt in _attempts(head):
-        config = group([*attempt, *suffix])
+        head_config = group(attempt)
+        config = {**head_config, **suffix_config}
         hoisted = _hoisted(config)
         if hoisted:
             return RenderedRules(
@@ -291,8 +309,9 @@ def render_rules(
                 f"integer-like permission key or pattern {hoisted!r} would be moved to the "
                 "front by JavaScript, changing the rule order",
             )
-        back = rules_from_config(config)
-        if first_difference(head, back[: len(back) - len(suffix)]) is None:
+        back_head = rules_from_config(head_config)
+        back = (*back_head, *suffix)
+        if first_difference(head, back_head) is None:
             if attempt is not head and len(attempt) != len(head):
                 losses.append(
                     RuleLoss(

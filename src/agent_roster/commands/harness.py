@@ -173,20 +173,36 @@ class _OutputFolder:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.real_root = os.path.realpath(root)
+        # Resolving every path component per file is most of the cost of checking 20,000
+        # files; folders are resolved once, and only the file itself is checked per file.
+        self._real_folders: dict[Path, str] = {}
+
+    def _inside(self, real: str) -> bool:
+        return os.path.commonpath([real, self.real_root]) == self.real_root
 
     def target(self, rel: str) -> Path:
         parts = Path(rel).parts
         if not rel or Path(rel).is_absolute() or ".." in parts:
             raise VaultError(f"refusing to write {rel!r}: not a relative path inside {self.root}")
         path = self.root / rel
-        real = os.path.realpath(path)
-        if os.path.commonpath([real, self.real_root]) != self.real_root:
+        folder = path.parent
+        real_folder = self._real_folders.get(folder)
+        if real_folder is None:
+            real_folder = self._real_folders[folder] = os.path.realpath(folder)
+        real = (
+            os.path.realpath(path) if os.path.islink(path) else os.path.join(real_folder, path.name)
+        )
+        if not self._inside(real_folder) or not self._inside(real):
             raise VaultError(f"refusing to write {path}: it resolves outside {self.root}")
         return path
 
     def read(self, rel: str) -> str | None:
+        return self._read(self.target(rel))
+
+    @staticmethod
+    def _read(path: Path) -> str | None:
         try:
-            return self.target(rel).read_text(encoding="utf-8")
+            return path.read_text(encoding="utf-8")
         except (FileNotFoundError, NotADirectoryError):
             return None
 
@@ -201,7 +217,7 @@ class _OutputFolder:
             seen.add(native.path)
             path = self.target(native.path)
             shown = str(path)
-            current = self.read(native.path)
+            current = self._read(path)
             if current == native.content:
                 results.append(FileResult(harness, shown, UNCHANGED))
                 continue
