@@ -68,7 +68,8 @@ _SCALAR_MEMO_LIMIT = 65_536
 
 
 def _scalar_text(value: object) -> str | None:
-    key = (type(value), value)
+    # -0.0 == 0.0 (and hashes alike) but dumps differently: floats are keyed by repr.
+    key = (float, repr(value)) if type(value) is float else (type(value), value)
     try:
         return _SCALAR_MEMO[key]
     except KeyError:

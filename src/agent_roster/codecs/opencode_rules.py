@@ -10,6 +10,7 @@ first as grouped, then with dead rules left out; otherwise the profile is refuse
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from agent_roster.codecs.opencode_js import is_array_index
@@ -48,6 +49,33 @@ class RenderedRules(NamedTuple):
 def scoping_key(server: str) -> str:
     """The permission key that covers every tool of ``server`` (``<server>_*``)."""
     return opencode_mcp_key(server, "*")
+
+
+class _Block(NamedTuple):
+    """What every agent of one render shares about the ``mcp`` block: each server's
+    scoping key and deny rule, which servers' keys would also hide which others, and the
+    key → server map import uses. Built once per block, not once per agent."""
+
+    keys: dict[str, str]  # server -> scoping key
+    rules: dict[str, PermissionRule]  # server -> its scoping deny
+    hides: dict[str, tuple[str, ...]]  # server -> other servers' keys its key also covers
+    servers_by_key: dict[str, str]
+
+
+@lru_cache(maxsize=16)  # one block per render; a daemon renders few distinct blocks
+def _block(servers: tuple[str, ...]) -> _Block:
+    keys = {server: scoping_key(server) for server in servers}
+    rules = {
+        server: PermissionRule(permission=key, action=PermissionAction.DENY)
+        for server, key in keys.items()
+    }
+    hides = {
+        server: tuple(
+            sorted(other for other in keys.values() if other != key and other.startswith(key[:-1]))
+        )
+        for server, key in keys.items()
+    }
+    return _Block(keys, rules, hides, {key: server for server, key in keys.items()})
 
 
 def _tool_losses(profile: AgentProfile, sourced: list[SourcedRule]) -> list[RuleLoss]:
@@ -248,14 +276,18 @@ def render_rules(
             losses.append(RuleLoss(field, "translated", detail))
     rules = [s.rule for s in sourced]
     scoping: list[PermissionRule] = []
+    block = _block(tuple(block_servers))
     used = {scoping_key(s) for s in profile.mcp_servers}
     for server in block_servers:
-        key = scoping_key(server)
         if server in profile.mcp_servers:
             continue
-        clash = [u for u in used if u != key and u.startswith(key[:-1])] if used else []
+        key = block.keys[server]
+        hidden = block.hides[server]
+        clash = [u for u in hidden if u in used] if used and hidden else []
+        if not clash and used and any(u not in block.servers_by_key for u in used):
+            # A server the agent uses outside the block: compare it the slow way.
+            clash = sorted(u for u in used if u != key and u.startswith(key[:-1]))
         if clash:
-            clash.sort()
             return RenderedRules(
                 None,
                 (),
@@ -263,7 +295,7 @@ def render_rules(
                 tuple(losses),
                 f"hiding server {server!r} with {key!r} would also hide {clash[0]!r}",
             )
-        scoping.append(PermissionRule(permission=key, action=PermissionAction.DENY))
+        scoping.append(block.rules[server])
     rules += scoping
     # Action-only keys cannot carry patterns: an allow is dropped (narrower), the rest
     # become prose (D4) because dropping them would widen what the agent may do.
@@ -358,7 +390,7 @@ def strip_scoping(
 ) -> tuple[tuple[PermissionRule, ...], tuple[str, ...]]:
     """Import: the trailing ``<server>_*: deny`` rules render adds, removed; returns the
     remaining rules and the servers the agent keeps (block order)."""
-    keys = {scoping_key(s): s for s in servers}
+    keys = _block(tuple(servers)).servers_by_key
     hidden: set[str] = set()
     end = len(rules)
     while end > 0:
