@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent_roster.codecs import codec_names, get_codec
-from agent_roster.codecs.base import Codec, Scope
+from agent_roster.codecs.base import Scope
 from agent_roster.codecs.tool_names import canonical_tools
 from agent_roster.commands.harness import load_effective
 from agent_roster.model.mcp import McpServer, Transport
@@ -43,11 +43,6 @@ CODECS = codec_names()
 @pytest.fixture(scope="module")
 def example_set():  # type: ignore[no-untyped-def]
     return load_effective(EXAMPLES)
-
-
-def _rendered_ok(codec: Codec, rendering, profiles):  # type: ignore[no-untyped-def]
-    refused = {d.path for d in rendering.diagnostics if d.is_error}
-    return [p for p in profiles if not any(p.id in path for path in refused)]
 
 
 @pytest.mark.parametrize("name", CODECS)

@@ -9,7 +9,7 @@ first as grouped, then with dead rules left out; otherwise the profile is refuse
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import Any, NamedTuple
 
@@ -21,6 +21,7 @@ from agent_roster.codecs.permissions import (
     effective_rules,
     key_kind,
     rules_from_config,
+    rules_to_config,
     wildcard_match,
 )
 from agent_roster.codecs.tool_names import canonical_tools, opencode_mcp_key, split_ref, to_native
@@ -97,16 +98,6 @@ def _tool_losses(profile: AgentProfile, sourced: list[SourcedRule]) -> list[Rule
         elif native.lossy:
             losses.append(RuleLoss(field, "translated", f"{name} → permission key {native.name!r}"))
     return losses
-
-
-def group(rules: Iterable[PermissionRule]) -> dict[str, Any]:
-    """Rules as one ``permission`` object: each key once, at its first position, its
-    patterns in order (a repeated pattern keeps its first position and the last action);
-    a key whose only pattern is ``*`` becomes a bare action."""
-    grouped: dict[str, dict[str, str]] = {}
-    for rule in rules:
-        grouped.setdefault(rule.permission, {})[rule.pattern] = rule.action.value
-    return {k: p["*"] if list(p) == ["*"] else p for k, p in grouped.items()}
 
 
 def live_rules(rules: Sequence[PermissionRule]) -> list[PermissionRule]:
@@ -326,10 +317,10 @@ def render_rules(
         if len(tail_keys) == len(scoping) and tail_keys.isdisjoint(r.permission for r in candidate):
             head, suffix = candidate, scoping
     # The suffix's keys are new to the object: they are written last, one bare deny each,
-    # and read back as themselves, so only the head goes through group/parse.
+    # and read back as themselves, so only the head goes through grouping and parsing.
     suffix_config = {r.permission: r.action.value for r in suffix}
     for attempt in _attempts(head):
-        head_config = group(attempt)
+        head_config = rules_to_config(attempt)
         config = {**head_config, **suffix_config}
         hoisted = _hoisted(config)
         if hoisted:
@@ -371,7 +362,7 @@ def render_rules(
                     )
                 )
             return RenderedRules(config, back, tuple(constraints), tuple(losses), "")
-    probe = first_difference(head, rules_from_config(group(live_rules(head))))
+    probe = first_difference(head, rules_from_config(rules_to_config(live_rules(head))))
     return RenderedRules(
         None,
         (),

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from agent_roster.codecs.opencode_js import js_object
+from agent_roster.codecs.permissions import ACTION_ONLY_KEYS
 
 #: Keys the schema knows; every other key is moved into ``options`` and sent to the model
 #: provider with each request.
@@ -43,8 +44,9 @@ MODES = ("subagent", "primary", "all")
 THEME_COLORS = ("primary", "secondary", "accent", "success", "warning", "error", "info")
 _HEX_COLOR = re.compile(r"^#[0-9a-fA-F]{6}$")
 ACTIONS = ("ask", "allow", "deny")
-#: Permission keys whose schema takes only an action (1.18.33 ``PermissionConfig``).
-ACTION_ONLY = frozenset({"todowrite", "question", "webfetch", "websearch", "doom_loop"})
+#: Permission keys whose schema takes only an action (1.18.33 ``PermissionConfig``); the
+#: canonical permission module owns the list.
+ACTION_ONLY = ACTION_ONLY_KEYS
 
 _STRING_KEYS = ("model", "variant", "prompt", "description")
 _NUMBER_KEYS = ("temperature", "top_p")

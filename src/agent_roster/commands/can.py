@@ -14,12 +14,13 @@ from typing import NamedTuple
 from agent_roster.codecs.permissions import Decision, SourcedRule, effective_rules, evaluate
 from agent_roster.codecs.tool_names import opencode_key
 from agent_roster.commands.project_profiles import show_effective_profile
-from agent_roster.commands.show import show_profile
-from agent_roster.errors import InvalidDocumentError, UsageError
+from agent_roster.diagnostics import did_you_mean
+from agent_roster.errors import InvalidDocumentError, NotFoundError, UsageError
 from agent_roster.model.profile import AgentProfile
-from agent_roster.resolve.config import load_config
+from agent_roster.resolve.config import RosterConfig, load_config
 from agent_roster.resolve.index import ProfileIndex
 from agent_roster.vault.loader import load_vault
+from agent_roster.vault.paths import check_segment
 
 
 class CanAnswer(NamedTuple):
@@ -76,7 +77,7 @@ def can(
     if not tool.strip():
         raise UsageError("name the tool to check, e.g. Bash or mcp__github__create_issue")
     config = load_config(vault).config
-    profile = _effective(vault, profile_id, project)
+    profile = _effective(vault, config, profile_id, project)
     embedded = config.embedded.name
     rules = effective_rules(profile, embedded=embedded)
     key = opencode_key(tool, embedded=embedded)
@@ -84,15 +85,24 @@ def can(
     return CanAnswer(profile_id, project, tool, key, arg, evaluate(rules, key, arg), rules)
 
 
-def _effective(vault: str | os.PathLike[str], profile_id: str, project: str | None) -> AgentProfile:
+def _effective(
+    vault: str | os.PathLike[str], config: RosterConfig, profile_id: str, project: str | None
+) -> AgentProfile:
     if project is not None:
         return show_effective_profile(vault, project, profile_id).profile
-    shown = show_profile(vault, profile_id)  # NotFoundError with did-you-mean when absent
-    if not shown.ok:
-        raise InvalidDocumentError(f"the profile {profile_id!r} has errors", shown.diagnostics)
-    config = load_config(vault).config
+    check_segment(profile_id, "profile id")
+    # One read of the vault: extends chains need every system profile anyway.
     snapshot = load_vault(vault, embedded=config.embedded.name)
+    parsed = snapshot.profiles.get((None, profile_id))
+    if parsed is None:
+        known = [pid for scope, pid in snapshot.profiles if scope is None]
+        raise NotFoundError(
+            f"no profile {profile_id!r} in vault {vault}",
+            hint=did_you_mean(profile_id, known) or "list them with 'roster validate'",
+        )
+    if not parsed.ok:
+        raise InvalidDocumentError(f"the profile {profile_id!r} has errors", parsed.diagnostics)
     good = [p.profile for p in snapshot.profiles.values() if p.ok and p.profile is not None]
     found = ProfileIndex(config, good).effective(profile_id)
-    assert found is not None  # show_profile found a valid file for it
+    assert found is not None  # its own file parsed cleanly
     return found.profile

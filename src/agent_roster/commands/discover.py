@@ -24,7 +24,7 @@ from agent_roster.model.mcp import McpServer
 from agent_roster.model.profile import AgentProfile
 from agent_roster.resolve.config import load_config
 from agent_roster.vault.mcp_parser import parse_mcp_server
-from agent_roster.vault.paths import VaultLayout, check_segment, segment_problem
+from agent_roster.vault.paths import EntryKind, VaultLayout, check_segment, segment_problem
 from agent_roster.vault.profile_parser import parse_profile
 from agent_roster.vault.render import render_mcp_server, render_profile
 from agent_roster.vault.writer import write_in_vault
@@ -116,14 +116,14 @@ class _Import:
         self.diagnostics: list[Diagnostic] = []
 
     def server_names(self) -> set[str]:
+        """Registry names visible in the import's scope: the vault's and those imported."""
         names = {f.name for f in self.files if f.kind == "mcp-server"}
-        for scope in (
-            self.layout.root,
-            *([self.layout.root / "projects" / self.project] if self.project else []),
-        ):
-            folder = scope / "mcp-servers"
-            if folder.is_dir():
-                names.update(p.stem for p in folder.glob("*.md"))
+        names.update(
+            scanned.entry.id
+            for scanned in self.layout.iter_entries()
+            if scanned.entry.kind is EntryKind.MCP_SERVER
+            and scanned.entry.project in (None, self.project)
+        )
         return names
 
     def _unsafe(self, name: str, what: str, source: str) -> bool:
