@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import example, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
-from agent_roster.codecs.native_md import _full_dump, dump_yaml
+from agent_roster.codecs.native_md import Tailed, _full_dump, dump_yaml, entry_lines
 
 _scalars = st.one_of(
     st.text(max_size=12),
@@ -30,3 +30,35 @@ _values: st.SearchStrategy[Any] = st.recursive(
 @example(data={"a": 0.0, "b": -0.0, "c": [1, True, 1.0]})  # equal as keys, not as YAML
 def test_dump_yaml_is_pyyaml_safe_dump(data: dict[str, Any]) -> None:
     assert dump_yaml(data) == _full_dump(data)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    head=st.dictionaries(_keys, _values, max_size=4),
+    tail=st.dictionaries(_keys, _scalars, min_size=1, max_size=6),
+    after=st.dictionaries(_keys, _scalars, max_size=2),
+)
+def test_tailed_mapping_is_the_merged_mapping(
+    head: dict[str, Any], tail: dict[str, Any], after: dict[str, Any]
+) -> None:
+    # Entries laid out in advance and joined after a head write exactly what PyYAML
+    # writes for the merged mapping, on the fast path and when it falls back.
+    tail = {k: v for k, v in tail.items() if k not in head}  # Tailed's keys are its own
+    assume(tail)
+    lines = entry_lines(tail, "  ")
+    merged = {**head, **tail}
+    text = "\n".join(lines) if lines is not None else ""
+    value = Tailed(head, text, "  ", lambda: tail) if lines is not None else merged
+    data = {"permission": value, **{k: v for k, v in after.items() if k != "permission"}}
+    expected = _full_dump(
+        {"permission": merged, **{k: v for k, v in after.items() if k != "permission"}}
+    )
+    assert dump_yaml(data) == expected
+
+
+def test_tailed_mapping_at_the_wrong_indent_falls_back() -> None:
+    tail = {"a_*": "deny", "b_*": "deny"}
+    lines = entry_lines(tail, "    ")
+    assert lines == ["    a_*: deny", "    b_*: deny"]
+    data = {"permission": Tailed({"x": "allow"}, "\n".join(lines), "    ", lambda: tail)}
+    assert dump_yaml(data) == _full_dump({"permission": {"x": "allow", **tail}})

@@ -7,6 +7,7 @@ them, and report problems with positions in the ``validate`` shape.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import yaml
@@ -49,7 +50,35 @@ def dump_yaml(data: dict[str, Any]) -> str:
     strings (harness loaders differ on folded scalars). The text is exactly what PyYAML's
     safe dumper writes (a property test holds the two equal)."""
     fast = _Emitter().document(data)
-    return fast if fast is not None else _full_dump(data)
+    return fast if fast is not None else _full_dump(_expanded(data))
+
+
+class Tailed(NamedTuple):
+    """A block mapping value written as ``head`` (laid out as usual) followed by entries
+    laid out in advance: ``text`` is their lines at ``indent`` (see :func:`entry_lines`),
+    joined by newlines; no key of those may be in ``head``. For entries that hundreds of
+    files of one render share, so each file pays for joining text, not for laying out
+    every entry again. ``entries`` gives them as a mapping, for the slow path."""
+
+    head: dict[str, Any]
+    text: str
+    indent: str
+    entries: Callable[[], dict[str, Any]]
+
+
+def entry_lines(data: dict[str, Any], indent: str) -> list[str] | None:
+    """The frontmatter lines of a mapping's entries at ``indent``, exactly as
+    :func:`dump_yaml` lays them out there; ``None`` when the fast layout does not apply."""
+    emitter = _Emitter()
+    return emitter.lines if emitter.mapping(data, indent) else None
+
+
+def _expanded(data: Any) -> Any:
+    if type(data) is Tailed:
+        return {**_expanded(data.head), **data.entries()}
+    if type(data) is dict:
+        return {key: _expanded(value) for key, value in data.items()}
+    return data
 
 
 def _full_dump(data: object) -> str:
@@ -114,6 +143,14 @@ class _Emitter:
                 self.lines.append(f"{indent}{key_text}:")
                 if not self.mapping(value, indent + "  "):
                     return False
+            elif type(value) is Tailed:
+                if value.indent != indent + "  " or not (value.head or value.text):
+                    return False
+                self.lines.append(f"{indent}{key_text}:")
+                if value.head and not self.mapping(value.head, value.indent):
+                    return False
+                if value.text:
+                    self.lines.append(value.text)
             elif type(value) is list:
                 if not value:
                     self.lines.append(f"{indent}{key_text}: []")

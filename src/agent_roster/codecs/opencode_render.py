@@ -8,7 +8,9 @@ provider (README D5).
 
 from __future__ import annotations
 
+import itertools
 import json
+from functools import lru_cache
 from typing import Any
 
 from agent_roster.codecs.base import (
@@ -20,10 +22,10 @@ from agent_roster.codecs.base import (
     RenderRequest,
     Scope,
 )
-from agent_roster.codecs.native_md import harness_diagnostic, write_native
+from agent_roster.codecs.native_md import Tailed, entry_lines, harness_diagnostic, write_native
 from agent_roster.codecs.opencode_js import JsoncError, load_jsonc
 from agent_roster.codecs.opencode_mcp import order_servers, render_server
-from agent_roster.codecs.opencode_rules import render_rules
+from agent_roster.codecs.opencode_rules import ScopingTail, render_rules, scoping_key
 from agent_roster.codecs.opencode_schema import (
     KNOWN_KEYS,
     MODES,
@@ -289,10 +291,13 @@ class _Renderer:
                             "OpenCode sends unknown keys to the model provider as options",
                         )
                     )
+        # The scoping denies (valid by construction) join the map only for writing.
         invalid = check_agent(data)
         if invalid:
             self.error(rel, "Configuration is invalid: " + "; ".join(p.message for p in invalid))
             return
+        if rules.tail is not None:
+            data["permission"] = _tailed(rules.config or {}, rules.tail)
         for field in _UNSUPPORTED:
             value = getattr(profile, field)
             if value and not (field == "install" and value.is_empty):
@@ -300,6 +305,28 @@ class _Renderer:
         self.losses.extend(losses)
         body = render_prompt(profile, rules.constraints)
         self.files.append(NativeFile(path=rel, content=write_native(data, body)))
+
+
+@lru_cache(maxsize=16)
+def _deny_lines(servers: tuple[str, ...]) -> tuple[str, ...] | None:
+    # Each scoping deny's frontmatter line under ``permission:``, laid out once per block.
+    lines = [entry_lines({scoping_key(server): "deny"}, "  ") for server in servers]
+    return (
+        None
+        if any(line is None or len(line) != 1 for line in lines)
+        else tuple(line[0] for line in lines if line)
+    )
+
+
+def _tailed(head: dict[str, Any], tail: ScopingTail) -> Any:
+    """The permission map as written: ``head``, then the scoping denies."""
+    lines = _deny_lines(tail.block.servers)
+    if lines is None:
+        return {**head, **dict.fromkeys((r.permission for r in tail.rules), "deny")}
+    text = "\n".join(itertools.chain.from_iterable(tail.pieces(lines)))
+    return Tailed(
+        head, text, "  ", lambda: dict.fromkeys((r.permission for r in tail.rules), "deny")
+    )
 
 
 def render(request: RenderRequest, existing: ReadExisting) -> Rendering:

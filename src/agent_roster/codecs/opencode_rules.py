@@ -9,9 +9,10 @@ first as grouped, then with dead rules left out; otherwise the profile is refuse
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from agent_roster.codecs.opencode_js import is_array_index
 from agent_roster.codecs.opencode_schema import ACTION_ONLY
@@ -28,6 +29,7 @@ from agent_roster.codecs.tool_names import canonical_tools, opencode_mcp_key, sp
 from agent_roster.model.profile import AgentProfile, PermissionAction, PermissionRule
 
 _PROBE_HOME = "/home/roster-probe"
+T = TypeVar("T")
 
 
 class RuleLoss(NamedTuple):
@@ -37,14 +39,17 @@ class RuleLoss(NamedTuple):
 
 
 class RenderedRules(NamedTuple):
-    """The ``permission`` value to write (``None``: none), the rules OpenCode will read from
-    it, prose constraints for rules it cannot hold, losses, and a refusal reason."""
+    """The ``permission`` map to write (``None``: none) as ``config`` followed by ``tail``
+    (the trailing ``<server>_*: deny`` keys, shared by every agent of one render and so
+    kept apart: see :class:`ScopingTail`), the rules OpenCode will read from it, prose
+    constraints for rules it cannot hold, losses, and a refusal reason."""
 
     config: dict[str, Any] | None
     rules: tuple[PermissionRule, ...]
     constraints: tuple[str, ...]
     losses: tuple[RuleLoss, ...]
     problem: str
+    tail: ScopingTail | None = None
 
 
 def scoping_key(server: str) -> str:
@@ -54,29 +59,112 @@ def scoping_key(server: str) -> str:
 
 class _Block(NamedTuple):
     """What every agent of one render shares about the ``mcp`` block: each server's
-    scoping key and deny rule, which servers' keys would also hide which others, and the
-    key → server map import uses. Built once per block, not once per agent."""
+    scoping key, position and deny rule, which keys hide which, and the key → server map
+    import uses. Built once per block, not once per agent: with hundreds of servers, an
+    agent's work must grow with the servers *it* uses, not with the block."""
 
+    servers: tuple[str, ...]
     keys: dict[str, str]  # server -> scoping key
-    rules: dict[str, PermissionRule]  # server -> its scoping deny
+    position: dict[str, int]  # server -> index in ``servers``
+    rules: tuple[PermissionRule, ...]  # the scoping deny of each server, block order
     hides: dict[str, tuple[str, ...]]  # server -> other servers' keys its key also covers
+    hidden_by: dict[str, tuple[str, ...]]  # key -> servers whose key also covers it
     servers_by_key: dict[str, str]
+    #: No two servers share a scoping key (names differing only in characters OpenCode
+    #: replaces by ``_``); only then is every unused server's deny a key of its own.
+    distinct: bool
 
 
 @lru_cache(maxsize=16)  # one block per render; a daemon renders few distinct blocks
 def _block(servers: tuple[str, ...]) -> _Block:
     keys = {server: scoping_key(server) for server in servers}
-    rules = {
-        server: PermissionRule(permission=key, action=PermissionAction.DENY)
-        for server, key in keys.items()
-    }
+    rules = tuple(
+        PermissionRule(permission=keys[server], action=PermissionAction.DENY) for server in servers
+    )
     hides = {
         server: tuple(
             sorted(other for other in keys.values() if other != key and other.startswith(key[:-1]))
         )
         for server, key in keys.items()
     }
-    return _Block(keys, rules, hides, {key: server for server, key in keys.items()})
+    hidden_by: dict[str, list[str]] = {}
+    for server, covered in hides.items():
+        for key in covered:
+            hidden_by.setdefault(key, []).append(server)
+    return _Block(
+        servers=servers,
+        keys=keys,
+        position={server: i for i, server in enumerate(servers)},
+        rules=rules,
+        hides=hides,
+        hidden_by={key: tuple(found) for key, found in hidden_by.items()},
+        servers_by_key={key: server for server, key in keys.items()},
+        distinct=len(set(keys.values())) == len(keys),
+    )
+
+
+class ScopingTail(NamedTuple):
+    """The ``<server>_*: deny`` rules ending one agent's map: every server of the block
+    except those at ``skip`` (ascending positions), in block order."""
+
+    block: _Block
+    skip: tuple[int, ...]
+
+    def pieces(self, items: Sequence[T]) -> list[Sequence[T]]:
+        """``items`` (one per block server, block order) cut into the runs between the
+        skipped positions: k slices for an agent using k servers, however many exist."""
+        out: list[Sequence[T]] = []
+        start = 0
+        for position in self.skip:
+            if position > start:
+                out.append(items[start:position])
+            start = position + 1
+        if start < len(items):
+            out.append(items[start:])
+        return out
+
+    @property
+    def rules(self) -> tuple[PermissionRule, ...]:
+        if not self.skip:
+            return self.block.rules
+        return tuple(itertools.chain.from_iterable(self.pieces(self.block.rules)))
+
+    @property
+    def servers(self) -> tuple[str, ...]:
+        return tuple(itertools.chain.from_iterable(self.pieces(self.block.servers)))
+
+    @property
+    def size(self) -> int:
+        return len(self.block.servers) - len(self.skip)
+
+
+def _scoping(profile: AgentProfile, block: _Block) -> ScopingTail | str:
+    """The scoping denies ``profile`` needs, or why they cannot be written: a deny whose
+    key also covers a server the agent uses would hide that server too."""
+    used_servers = profile.mcp_servers
+    skip = tuple(sorted(block.position[s] for s in set(used_servers) if s in block.position))
+    tail = ScopingTail(block, skip)
+    if not used_servers:
+        return tail
+    used = {scoping_key(s) for s in used_servers}
+    # Only a server whose key covers a used key can clash: look those up from the used
+    # keys instead of testing every server of the block.
+    candidates = {s for u in used for s in block.hidden_by.get(u, ())}
+    if any(u not in block.servers_by_key for u in used):  # used, but outside the block
+        candidates.update(
+            server
+            for server, key in block.keys.items()
+            if any(u != key and u.startswith(key[:-1]) for u in used)
+        )
+    for server in sorted(candidates - set(used_servers), key=block.position.__getitem__):
+        key = block.keys[server]
+        hidden = block.hides[server]
+        clash = [u for u in hidden if u in used] if hidden else []
+        if not clash and any(u not in block.servers_by_key for u in used):
+            clash = sorted(u for u in used if u != key and u.startswith(key[:-1]))
+        if clash:
+            return f"hiding server {server!r} with {key!r} would also hide {clash[0]!r}"
+    return tail
 
 
 def _tool_losses(profile: AgentProfile, sourced: list[SourcedRule]) -> list[RuleLoss]:
@@ -265,34 +353,16 @@ def render_rules(
                 else "OpenCode's default; nothing written"
             )
             losses.append(RuleLoss(field, "translated", detail))
-    rules = [s.rule for s in sourced]
-    scoping: list[PermissionRule] = []
     block = _block(tuple(block_servers))
-    used = {scoping_key(s) for s in profile.mcp_servers}
-    for server in block_servers:
-        if server in profile.mcp_servers:
-            continue
-        key = block.keys[server]
-        hidden = block.hides[server]
-        clash = [u for u in hidden if u in used] if used and hidden else []
-        if not clash and used and any(u not in block.servers_by_key for u in used):
-            # A server the agent uses outside the block: compare it the slow way.
-            clash = sorted(u for u in used if u != key and u.startswith(key[:-1]))
-        if clash:
-            return RenderedRules(
-                None,
-                (),
-                (),
-                tuple(losses),
-                f"hiding server {server!r} with {key!r} would also hide {clash[0]!r}",
-            )
-        scoping.append(block.rules[server])
-    rules += scoping
+    scoping = _scoping(profile, block)
+    if isinstance(scoping, str):
+        return RenderedRules(None, (), (), tuple(losses), scoping)
     # Action-only keys cannot carry patterns: an allow is dropped (narrower), the rest
     # become prose (D4) because dropping them would widen what the agent may do.
     constraints: list[str] = []
     kept: list[PermissionRule] = []
-    for rule in rules:
+    for source in sourced:
+        rule = source.rule
         if rule.permission in ACTION_ONLY and rule.pattern != "*":
             text = f"{rule.permission} {rule.pattern!r}: {rule.action.value}"
             if rule.action is PermissionAction.ALLOW:
@@ -304,25 +374,26 @@ def render_rules(
                 losses.append(RuleLoss("permission", "embedded", f"{text} (key takes no patterns)"))
             continue
         kept.append(rule)
-    if not kept:
+    tail = scoping if scoping.size else None
+    if not kept and tail is None:
         return RenderedRules(None, (), tuple(constraints), tuple(losses), "")
     # The scoping denies end the list with keys of their own. When no other rule uses one
     # of those keys, grouping leaves them last and in order, and the same suffix keeps two
-    # equivalent lists equivalent, so only the head needs grouping and probing: a tenth of
-    # the rules of an agent in a vault with hundreds of servers.
-    head, suffix = kept, []
-    if scoping:
-        tail_keys = {r.permission for r in scoping}
-        candidate = kept[: len(kept) - len(scoping)]
-        if len(tail_keys) == len(scoping) and tail_keys.isdisjoint(r.permission for r in candidate):
-            head, suffix = candidate, scoping
-    # The suffix's keys are new to the object: they are written last, one bare deny each,
-    # and read back as themselves, so only the head goes through grouping and parsing.
-    suffix_config = {r.permission: r.action.value for r in suffix}
+    # equivalent lists equivalent, so only the head needs grouping and probing, and the
+    # suffix is written as it is: a tenth of the rules of an agent in a vault with hundreds
+    # of servers. Otherwise (rare) every rule goes through grouping.
+    head = kept
+    if tail is not None and not _own_keys(kept, tail):
+        head, tail = [*kept, *tail.rules], None
+    written = len(head)
+    # A rule for every call (``*`` with pattern ``*``) overrides all rules before it; they
+    # are left out at once rather than probed (permission modes put one before the tools).
+    universal = [i for i, rule in enumerate(head) if rule.permission == "*" == rule.pattern]
+    if universal and universal[-1]:
+        head = head[universal[-1] :]
     for attempt in _attempts(head):
-        head_config = rules_to_config(attempt)
-        config = {**head_config, **suffix_config}
-        hoisted = _hoisted(config)
+        config = rules_to_config(attempt)
+        hoisted = _hoisted(config)  # the suffix's keys end in "_*": never integer-like
         if hoisted:
             return RenderedRules(
                 None,
@@ -332,19 +403,30 @@ def render_rules(
                 f"integer-like permission key or pattern {hoisted!r} would be moved to the "
                 "front by JavaScript, changing the rule order",
             )
-        back_head = rules_from_config(head_config)
-        back = (*back_head, *suffix)
+        back_head = rules_from_config(config)
         if first_difference(head, back_head) is None:
-            if attempt is not head and len(attempt) != len(head):
+            if len(attempt) != written:
                 losses.append(
                     RuleLoss(
                         "permission",
                         "translated",
-                        f"{len(head) - len(attempt)} rule(s) overridden by later rules left out "
+                        f"{written - len(attempt)} rule(s) overridden by later rules left out "
                         "so each key can be written once",
                     )
                 )
-            stripped, kept_servers = strip_scoping(back, block_servers)
+            # What import reads back: the trailing whole-server denies stripped (a suffix
+            # wholly, and the stripping may go on into the head), the rest its servers.
+            if tail is None:
+                back = back_head
+                end, hidden = _strip_end(back, block)
+                moved = [s for s in block.servers if s in profile.mcp_servers] != [
+                    s for s in block.servers if s not in hidden
+                ]
+            else:
+                back = (*back_head, *tail.rules)
+                end, hidden = _strip_end(back_head, block)
+                moved = any(s in hidden for s in profile.mcp_servers if s in block.position)
+            stripped = back[:end]
             if stripped != effective and not any(x.field == "permission" for x in losses):
                 losses.append(
                     RuleLoss(
@@ -353,7 +435,7 @@ def render_rules(
                         "rules written as one OpenCode object, each key once (same decisions)",
                     )
                 )
-            if [x for x in block_servers if x in profile.mcp_servers] != list(kept_servers):
+            if moved:
                 losses.append(
                     RuleLoss(
                         "mcp_servers",
@@ -361,7 +443,7 @@ def render_rules(
                         "a whole-server deny ends the rules: read back as 'server not used'",
                     )
                 )
-            return RenderedRules(config, back, tuple(constraints), tuple(losses), "")
+            return RenderedRules(config, back, tuple(constraints), tuple(losses), "", tail)
     probe = first_difference(head, rules_from_config(rules_to_config(live_rules(head))))
     return RenderedRules(
         None,
@@ -376,12 +458,21 @@ def render_rules(
     )
 
 
-def strip_scoping(
-    rules: Sequence[PermissionRule], servers: Sequence[str]
-) -> tuple[tuple[PermissionRule, ...], tuple[str, ...]]:
-    """Import: the trailing ``<server>_*: deny`` rules render adds, removed; returns the
-    remaining rules and the servers the agent keeps (block order)."""
-    keys = _block(tuple(servers)).servers_by_key
+def _own_keys(head: Sequence[PermissionRule], tail: ScopingTail) -> bool:
+    """Whether each scoping deny in ``tail`` has a key no other rule uses."""
+    if not tail.block.distinct:
+        return False
+    skipped = {tail.block.servers[i] for i in tail.skip}
+    for rule in head:
+        server = tail.block.servers_by_key.get(rule.permission)
+        if server is not None and server not in skipped:
+            return False
+    return True
+
+
+def _strip_end(rules: Sequence[PermissionRule], block: _Block) -> tuple[int, set[str]]:
+    # Where the trailing whole-server denies start, and the servers they hide.
+    keys = block.servers_by_key
     hidden: set[str] = set()
     end = len(rules)
     while end > 0:
@@ -391,4 +482,13 @@ def strip_scoping(
             break
         hidden.add(server)
         end -= 1
+    return end, hidden
+
+
+def strip_scoping(
+    rules: Sequence[PermissionRule], servers: Sequence[str]
+) -> tuple[tuple[PermissionRule, ...], tuple[str, ...]]:
+    """Import: the trailing ``<server>_*: deny`` rules render adds, removed; returns the
+    remaining rules and the servers the agent keeps (block order)."""
+    end, hidden = _strip_end(rules, _block(tuple(servers)))
     return tuple(rules[:end]), tuple(s for s in servers if s not in hidden)

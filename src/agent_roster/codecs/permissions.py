@@ -97,6 +97,7 @@ def evaluate(
     return Decision(PermissionAction.ASK, None, None)
 
 
+@lru_cache(maxsize=8192)  # rules are immutable; profiles repeat the same tool names
 def _tool_rule(name: str, action: PermissionAction, embedded: str) -> PermissionRule:
     ref = split_ref(name)
     key = opencode_key(name, embedded=embedded)

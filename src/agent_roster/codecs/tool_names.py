@@ -13,7 +13,7 @@ grammar handle them.
 from __future__ import annotations
 
 import re
-from functools import cache
+from functools import cache, lru_cache
 from typing import NamedTuple
 
 HARNESSES = ("opencode", "gemini", "copilot", "defect", "agh", "codex", "cursor")
@@ -123,6 +123,7 @@ class ToolRef(NamedTuple):
     mcp_tool: str | None = None  # MCP tool name ("*" for a whole server)
 
 
+@lru_cache(maxsize=8192)  # pure, and profiles repeat the same names
 def split_ref(name: str) -> ToolRef:
     """Take a canonical tool name apart (see :class:`ToolRef`)."""
     if name.startswith("mcp__"):
