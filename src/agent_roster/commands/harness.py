@@ -19,11 +19,12 @@ from typing import NamedTuple
 import msgspec
 
 from agent_roster.codecs import get_codec
-from agent_roster.codecs.base import Loss, NativeFile, RenderRequest, Scope
+from agent_roster.codecs.base import Codec, Loss, NativeFile, RenderRequest, Scope
 from agent_roster.diagnostics import Diagnostic, did_you_mean
 from agent_roster.errors import NotFoundError, UsageError, VaultError
 from agent_roster.model.mcp import McpServer
 from agent_roster.model.profile import AgentProfile
+from agent_roster.perf import paused_gc
 from agent_roster.resolve.config import load_config
 from agent_roster.resolve.index import ProfileIndex
 from agent_roster.vault.loader import load_vault
@@ -152,6 +153,24 @@ def render_agents(
     if not codecs:
         raise UsageError("name at least one harness to render to")
     base = Path(out) if out is not None else default_out(scope)
+    # A render is a bulk job: hundreds of thousands of short-lived acyclic objects, which
+    # reference counting frees, while the collector would walk the loaded vault over and
+    # over (see paused_gc).
+    with paused_gc():
+        return _render(vault, codecs, scope, base, ids, project, check=check, dry_run=dry_run)
+
+
+def _render(
+    vault: str | os.PathLike[str],
+    codecs: Sequence[Codec],
+    scope: Scope,
+    base: Path,
+    ids: Sequence[str],
+    project: str | None,
+    *,
+    check: bool,
+    dry_run: bool,
+) -> RenderReport:
     effective = load_effective(vault, ids, project=project)
     request = RenderRequest(profiles=effective.profiles, servers=effective.servers, scope=scope)
     files: list[FileResult] = []
@@ -173,25 +192,26 @@ class _OutputFolder:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.real_root = os.path.realpath(root)
+        self._prefix = os.path.join(self.real_root, "")
         # Resolving every path component per file is most of the cost of checking 20,000
         # files; folders are resolved once, and only the file itself is checked per file.
-        self._real_folders: dict[Path, str] = {}
+        self._real_folders: dict[str, str] = {}
 
     def _inside(self, real: str) -> bool:
-        return os.path.commonpath([real, self.real_root]) == self.real_root
+        return real == self.real_root or real.startswith(self._prefix)
 
-    def target(self, rel: str) -> Path:
-        parts = Path(rel).parts
-        if not rel or Path(rel).is_absolute() or ".." in parts:
+    def target(self, rel: str) -> str:
+        """The path to write ``rel`` at (under ``root``, as given), after checking that it
+        resolves inside the real root."""
+        parts = rel.replace("\\", "/").split("/")
+        if not rel or os.path.isabs(rel) or ".." in parts:
             raise VaultError(f"refusing to write {rel!r}: not a relative path inside {self.root}")
-        path = self.root / rel
-        folder = path.parent
+        path = os.path.normpath(os.path.join(self.root, rel))
+        folder, name = os.path.split(path)
         real_folder = self._real_folders.get(folder)
         if real_folder is None:
             real_folder = self._real_folders[folder] = os.path.realpath(folder)
-        real = (
-            os.path.realpath(path) if os.path.islink(path) else os.path.join(real_folder, path.name)
-        )
+        real = os.path.realpath(path) if os.path.islink(path) else os.path.join(real_folder, name)
         if not self._inside(real_folder) or not self._inside(real):
             raise VaultError(f"refusing to write {path}: it resolves outside {self.root}")
         return path
@@ -200,11 +220,13 @@ class _OutputFolder:
         return self._read(self.target(rel))
 
     @staticmethod
-    def _read(path: Path) -> str | None:
+    def _read(path: str) -> str | None:
         try:
-            return path.read_text(encoding="utf-8")
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
         except (FileNotFoundError, NotADirectoryError):
             return None
+        with os.fdopen(fd, "rb") as handle:
+            return handle.read().decode("utf-8")
 
     def apply(
         self, harness: str, natives: Iterable[NativeFile], *, check: bool, dry_run: bool
@@ -216,7 +238,7 @@ class _OutputFolder:
                 raise VaultError(f"the {harness} codec produced {native.path} twice")
             seen.add(native.path)
             path = self.target(native.path)
-            shown = str(path)
+            shown = path
             current = self._read(path)
             if current == native.content:
                 results.append(FileResult(harness, shown, UNCHANGED))

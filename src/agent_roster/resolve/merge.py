@@ -94,21 +94,30 @@ def set_fields(profile: AgentProfile) -> frozenset[str]:
 def origins_of(profile: AgentProfile) -> Origins:
     """The origins of everything ``profile`` sets itself."""
     found: Origins = {}
+    # Fields share a handful of origins (one per section): make each once, not per field.
+    made: dict[str, Origin] = {}
+
+    def origin(section: str) -> Origin:
+        value = made.get(section)
+        if value is None:
+            value = made[section] = Origin(profile.source, section)
+        return value
+
     for field in set_fields(profile):
         if field == "sections":
             continue
         if field in MAPPINGS:
             value = getattr(profile, field)
             for key in value:
-                found[f"{field}.{key}"] = Origin(profile.source, MAPPINGS[field])
+                found[f"{field}.{key}"] = origin(MAPPINGS[field])
         elif field == "install":
             continue
         else:
-            found[field] = Origin(profile.source, section_of(field))
+            found[field] = origin(section_of(field))
     for section in profile.sections:
         found[f"sections.{section.heading}"] = Origin(profile.source, f"## {section.heading}")
     if "id" not in found:
-        found["id"] = Origin(profile.source, "path")
+        found["id"] = origin("path")
     return found
 
 

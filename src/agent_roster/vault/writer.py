@@ -9,8 +9,8 @@ survives a crash.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
-import tempfile
 from pathlib import Path
 
 from agent_roster.errors import VaultError
@@ -25,24 +25,47 @@ def atomic_write(
     ``durable=False`` skips both fsyncs: readers still see the old or the new file, never a
     torn one, but a power cut may lose the write. Only for derived files that are rewritten
     on demand (``roster render`` output), where 20,000 fsyncs would dominate the run."""
-    target = Path(path)
+    target = os.fspath(path)
     data = content.encode("utf-8") if isinstance(content, str) else content
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    folder, name = os.path.split(target)
+    if folder:
+        os.makedirs(folder, exist_ok=True)
+    fd, tmp_name = _create_temp(folder, name)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fchmod(fd, mode)  # exactly ``mode``, whatever the umask
             if durable:
-                os.fsync(handle.fileno())
-        os.chmod(tmp_name, mode)
+                os.fsync(fd)
+        finally:
+            os.close(fd)
         os.replace(tmp_name, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp_name)
         raise
     if durable:
-        _fsync_dir(target.parent)
+        _fsync_dir(Path(folder or "."))
+
+
+_temp_serial = itertools.count()
+
+
+def _create_temp(folder: str, name: str) -> tuple[int, str]:
+    # A fresh hidden file next to the target, created exclusively (never an existing file
+    # or a symlink planted there). Named by process and a counter rather than tempfile's
+    # random names: as safe under O_EXCL, and a tenth of the cost when writing thousands.
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    flags |= getattr(os, "O_CLOEXEC", 0)
+    for _ in range(100):
+        tmp_name = os.path.join(folder, f".{name}.{os.getpid()}.{next(_temp_serial)}.tmp")
+        try:
+            return os.open(tmp_name, flags, 0o600), tmp_name
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary name next to {os.path.join(folder, name)}")
 
 
 def _fsync_dir(folder: Path) -> None:
