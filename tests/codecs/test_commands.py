@@ -8,6 +8,7 @@ changed, --check, --dry-run, refusal to write outside --out), what import does t
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -91,6 +92,7 @@ class _EvilCodec:
     name = "evil"
     title = "Evil"
     native_fields = frozenset({"prompt"})
+    partitioned = False
 
     def __init__(self, path: str) -> None:
         self.path = path
@@ -171,3 +173,53 @@ def test_can_answers_with_the_deciding_rule(capsys: pytest.CaptureFixture[str]) 
 def test_can_unknown_profile_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "--vault", str(EXAMPLES), "can", "nope", "Bash")
     assert code == 2 and "no profile 'nope'" in err
+
+
+def _many_profiles(vault: Path, copies: int) -> None:
+    # Each example profile again under ``copies`` more ids, so a render has enough agents
+    # to split into parts.
+    folder = vault / "agent-types"
+    for source in sorted(folder.iterdir()):
+        text = (source / "profile.md").read_text()
+        for n in range(copies):
+            ident = f"{source.name}-{n}"
+            (folder / ident).mkdir()
+            (folder / ident / "profile.md").write_text(
+                text.replace(f"id: {source.name}\n", f"id: {ident}\n", 1)
+            )
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+def test_a_render_split_across_processes_is_the_whole_render(
+    vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _many_profiles(vault, 6)
+    harnesses = ["claude", "opencode", "codex"]  # two split, one rendered whole
+    whole = render_agents(vault, harnesses, out=tmp_path / "whole")
+    forks: list[int] = []
+    real_map = harness.ordered_map
+
+    def recording_map(fn, chunks, workers):  # type: ignore[no-untyped-def]
+        forks.append(workers)
+        return real_map(fn, chunks, workers)
+
+    monkeypatch.setattr(harness, "PARALLEL_MIN_PROFILES", 2)
+    monkeypatch.setattr(harness, "available_workers", lambda: 1)
+    monkeypatch.setattr(harness, "ordered_map", recording_map)
+    split = render_agents(vault, harnesses, out=tmp_path / "split")
+    assert forks == [1]
+    assert _tree(tmp_path / "split") == _tree(tmp_path / "whole")
+    assert len(_tree(tmp_path / "whole")) > 2 * 6 * 5
+
+    def portable(report: harness.RenderReport) -> object:
+        files = [(f.harness, os.path.relpath(f.path, tmp_path), f.status) for f in report.files]
+        files = [(h, p.split(os.sep, 1)[1], s) for h, p, s in files]
+        return files, report.losses, report.diagnostics
+
+    assert portable(split) == portable(whole)
+    # Checking the split output (split again) finds every file current.
+    again = render_agents(vault, harnesses, out=tmp_path / "split", check=True)
+    assert not again.changed and len(again.files) == len(split.files)

@@ -45,6 +45,7 @@ class AghCodec:
 
     name = "agh"
     title = "AGH"
+    partitioned = False  # renders whole (see RenderRequest.part)
     native_fields = frozenset({"id", "model", "agent_name", "mcp_servers", "prompt"})
 
     # -- discover -------------------------------------------------------------------------

@@ -13,7 +13,8 @@ Every canonical field a target cannot carry is reported as a :class:`Loss` (READ
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import itertools
+from collections.abc import Callable, Iterator, Mapping
 from enum import StrEnum
 from pathlib import Path
 from typing import Protocol
@@ -84,6 +85,24 @@ class RenderRequest(msgspec.Struct, frozen=True, kw_only=True):
     profiles: tuple[AgentProfile, ...]
     servers: Mapping[str, McpServer]
     scope: Scope = Scope.PROJECT
+    #: Render one part of the job (codecs with ``partitioned = True`` only): the agent
+    #: files of ``profiles[start:stop]`` with their losses and diagnostics and, when
+    #: ``shared`` is set, the files every agent shares (an MCP config) with theirs, after
+    #: the agents'. Every part still sees all ``profiles``, so shared files come out as in
+    #: a whole render, and consecutive parts with ``shared`` on the last one give exactly
+    #: the whole render's files, losses and diagnostics, in order.
+    part: tuple[int, int] | None = None
+    shared: bool = True
+
+    def owns(self, index: int) -> bool:
+        """Whether the agent file of ``profiles[index]`` belongs to this part."""
+        return self.part is None or self.part[0] <= index < self.part[1]
+
+    def owned(self) -> Iterator[AgentProfile]:
+        """The profiles whose agent files this part renders, in order."""
+        if self.part is None:
+            return iter(self.profiles)
+        return itertools.islice(self.profiles, self.part[0], self.part[1])
 
 
 class Rendering(msgspec.Struct, frozen=True, kw_only=True):
@@ -129,6 +148,9 @@ class Codec(Protocol):
     #: on exactly these (README D12). Names are ``AgentProfile`` attributes, plus
     #: ``"prompt"`` for the prompt text.
     native_fields: frozenset[str]
+    #: Whether ``render`` honours :attr:`RenderRequest.part`, so a large render can be
+    #: split across processes.
+    partitioned: bool
 
     def discover(self, roots: Roots) -> Discovery:
         """The agents the harness would load from ``roots``, by its own precedence."""

@@ -72,6 +72,7 @@ class ClaudeCodec:
 
     name = "claude"
     title = "Claude Code"
+    partitioned = True
     # permission_mode "full" comes back as bypassPermissions (reported translated);
     # narrowed denies cannot be per-agent denies, so denied_tools is not native.
     native_fields = frozenset(
@@ -96,11 +97,21 @@ class ClaudeCodec:
         losses: list[Loss] = []
         diagnostics: list[Diagnostic] = []
         rendered: list[AgentProfile] = []
-        for profile in request.profiles:
+        for index, profile in enumerate(request.profiles):
+            if not request.owns(index):
+                # Another part writes this agent; the shared MCP file needs to know
+                # whether it will exist.
+                if not self._problems(profile):
+                    rendered.append(profile)
+                continue
             native = self._render_agent(profile, losses, diagnostics)
             if native is not None:
                 files.append(native)
                 rendered.append(profile)
+        if not request.shared:
+            return Rendering(
+                files=tuple(files), losses=tuple(losses), diagnostics=tuple(diagnostics)
+            )
         mcp_path = PROJECT_MCP if request.scope is Scope.PROJECT else USER_MCP
         # ~/.claude.json also holds OAuth state; keep it private as Claude does.
         mode = 0o600 if request.scope is Scope.USER else 0o644
@@ -111,10 +122,9 @@ class ClaudeCodec:
             files.append(mcp_file)
         return Rendering(files=tuple(files), losses=tuple(losses), diagnostics=tuple(diagnostics))
 
-    def _render_agent(
-        self, profile: AgentProfile, losses: list[Loss], diagnostics: list[Diagnostic]
-    ) -> NativeFile | None:
-        path = f"{AGENTS_DIR}/{profile.id}.md"
+    @staticmethod
+    def _problems(profile: AgentProfile) -> list[tuple[str, str]]:
+        # (code, message) for each reason Claude Code would not load this agent's file.
         problems = []
         if problem := name_problem(profile.id):
             problems.append(("harness-name-invalid", f"agent name '{profile.id}': {problem}"))
@@ -126,6 +136,13 @@ class ClaudeCodec:
                     "skipped: \"missing required 'description' in frontmatter\")",
                 )
             )
+        return problems
+
+    def _render_agent(
+        self, profile: AgentProfile, losses: list[Loss], diagnostics: list[Diagnostic]
+    ) -> NativeFile | None:
+        path = f"{AGENTS_DIR}/{profile.id}.md"
+        problems = self._problems(profile)
         if problems:
             diagnostics.extend(
                 harness_diagnostic(code, message, path=path, hint="fix the profile in the vault")

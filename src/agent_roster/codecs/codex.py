@@ -46,6 +46,7 @@ class CodexCodec:
 
     name = "codex"
     title = "OpenAI Codex CLI"
+    partitioned = False  # renders whole (see RenderRequest.part)
     native_fields = frozenset({"id", "description", "prompt", "model", "mcp_servers"})
 
     def discover(self, roots: Roots) -> Discovery:

@@ -77,6 +77,7 @@ class CopilotCodec:
 
     name = "copilot"
     title = "GitHub Copilot"
+    partitioned = False  # renders whole (see RenderRequest.part)
     native_fields = frozenset({"id", "name", "description", "model", "prompt"})
 
     def render(self, request: RenderRequest, existing: ReadExisting) -> Rendering:

@@ -73,6 +73,7 @@ class CursorCodec:
 
     name = "cursor"
     title = "Cursor"
+    partitioned = False  # renders whole (see RenderRequest.part)
     native_fields = frozenset({"id", "description", "model", "prompt"})
 
     def render(self, request: RenderRequest, existing: ReadExisting) -> Rendering:

@@ -48,6 +48,7 @@ class DefectCodec:
 
     name = "defect"
     title = "defect"
+    partitioned = False  # renders whole (see RenderRequest.part)
     native_fields = frozenset(
         {"id", "description", "model", "temperature", "top_p", "max_turns", "prompt"}
     )

@@ -53,6 +53,7 @@ class GeminiCodec:
 
     name = "gemini"
     title = "Gemini CLI"
+    partitioned = False  # renders whole (see RenderRequest.part)
     native_fields = frozenset(
         {"id", "name", "description", "prompt", "model", "temperature", "max_turns", "mcp_servers"}
     )

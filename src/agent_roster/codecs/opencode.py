@@ -19,6 +19,7 @@ class OpenCodeCodec:
 
     name = "opencode"
     title = "OpenCode"
+    partitioned = True
     #: ``import(render(p)) == p`` on these for every profile render accepts without a loss
     #: on that field. ``permission`` is compared as the effective rule list instead
     #: (README D12): ``allowed_tools``/``denied_tools``/``permission_mode`` fold into it.

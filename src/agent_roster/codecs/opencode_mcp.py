@@ -140,10 +140,12 @@ def order_servers(existing: Sequence[str], wanted: Iterable[Sequence[str]]) -> l
     follow in an order consistent with every profile's own ``mcp_servers`` order where one
     exists (OpenCode has no per-agent order, so import reads the block's order)."""
     lists = [list(w) for w in wanted]
+    seen = set(existing)
     new: list[str] = []
     for names in lists:
         for name in names:
-            if name not in existing and name not in new:
+            if name not in seen:
+                seen.add(name)
                 new.append(name)
     # Kahn's algorithm over "a before b" edges from each list; ties keep first appearance.
     after: dict[str, set[str]] = {n: set() for n in new}
@@ -153,15 +155,17 @@ def order_servers(existing: Sequence[str], wanted: Iterable[Sequence[str]]) -> l
             if a != b:
                 after[a].add(b)
     incoming = {n: sum(n in s for s in after.values()) for n in new}
+    first = {name: i for i, name in enumerate(new)}
     ordered: list[str] = []
     ready = [n for n in new if incoming[n] == 0]
     while ready:
         node = ready.pop(0)
         ordered.append(node)
-        for nxt in sorted(after[node], key=new.index):
+        for nxt in sorted(after[node], key=first.__getitem__):
             incoming[nxt] -= 1
             if incoming[nxt] == 0:
                 ready.append(nxt)
-        ready.sort(key=new.index)
-    ordered += [n for n in new if n not in ordered]  # a cycle: first appearance
+        ready.sort(key=first.__getitem__)
+    placed = set(ordered)
+    ordered += [n for n in new if n not in placed]  # a cycle: first appearance
     return [*existing, *ordered]

@@ -156,8 +156,21 @@ class _Renderer:
 
     def run(self) -> Rendering:
         config, block = self.config_block()
-        for profile in self.request.profiles:
-            self.agent(profile, list(block))
+        # The block's own losses and diagnostics follow the agents', and only the shared
+        # part reports them (RenderRequest.part), so parts add up to the whole render.
+        block_losses, block_diagnostics = self.losses, self.diagnostics
+        self.losses, self.diagnostics = [], []
+        servers = list(block)
+        for profile in self.request.owned():
+            self.agent(profile, servers)
+        if not self.request.shared:
+            return Rendering(
+                files=tuple(self.files),
+                losses=tuple(self.losses),
+                diagnostics=tuple(self.diagnostics),
+            )
+        self.losses += block_losses
+        self.diagnostics += block_diagnostics
         if config is not None and block:
             config["mcp"] = block
             text = json.dumps(config, indent=2, ensure_ascii=False) + "\n"
@@ -224,8 +237,10 @@ class _Renderer:
                     )
             wanted.append(names)
         order = order_servers(list(existing_block), wanted)
+        position = {name: i for i, name in enumerate(order)}
         for profile, names in zip(self.request.profiles, wanted, strict=True):
-            if names != [n for n in order if n in names]:
+            places = [position[n] for n in names]
+            if any(a >= b for a, b in itertools.pairwise(places)):
                 self.losses.append(
                     _loss(
                         profile,

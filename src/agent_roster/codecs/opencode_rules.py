@@ -264,10 +264,10 @@ def _moved_keys(want: Sequence[PermissionRule], got: Sequence[PermissionRule]) -
     exact key can only change decisions for calls of that same key, so probing those keys
     is enough unless a glob key (which matches other keys' calls) moved."""
 
-    def by_key(rules: Sequence[PermissionRule]) -> dict[str, list[tuple[str, str]]]:
-        out: dict[str, list[tuple[str, str]]] = {}
+    def by_key(rules: Sequence[PermissionRule]) -> dict[str, list[tuple[str, PermissionAction]]]:
+        out: dict[str, list[tuple[str, PermissionAction]]] = {}
         for rule in rules:
-            out.setdefault(rule.permission, []).append((rule.pattern, rule.action.value))
+            out.setdefault(rule.permission, []).append((rule.pattern, rule.action))
         return out
 
     def order(rules: Sequence[PermissionRule]) -> list[str]:
@@ -298,9 +298,16 @@ def first_difference(
         return None
     moved = _moved_keys(want, got)
     keys = dict.fromkeys(r.permission for r in [*want, *got])
+    patterns = dict.fromkeys(r.pattern for r in [*want, *got])
     if moved is not None:
         keys = dict.fromkeys(k for k in keys if k in moved)
-    patterns = dict.fromkeys(r.pattern for r in [*want, *got])
+        # Only rules that can match a moved key's calls can decide them: its own (keys
+        # compare with "\\" as "/") and the wildcard keys.
+        norm = {k.replace("\\", "/") for k in moved}
+        want = [
+            r for r in want if _is_glob(r.permission) or r.permission.replace("\\", "/") in norm
+        ]
+        got = [r for r in got if _is_glob(r.permission) or r.permission.replace("\\", "/") in norm]
     a, b = RuleIndex(want), RuleIndex(got)
     for key in keys:
         for pattern in patterns:

@@ -157,10 +157,16 @@ def rules_from_config(value: Any, *, where: str = "permission") -> tuple[Permiss
 
 
 def _action(value: object, where: str) -> PermissionAction:
-    try:
-        return PermissionAction(str(value))
-    except ValueError:
-        raise UsageError(f"{where}: {value!r} is not one of allow, ask, deny") from None
+    # A dict lookup: calling the enum costs more than the rest of reading a rule.
+    found = _ACTIONS.get(str(value))
+    if found is None:
+        raise UsageError(f"{where}: {value!r} is not one of allow, ask, deny")
+    return found
+
+
+_ACTIONS = {action.value: action for action in PermissionAction}
+#: Each action's plain string (``.value`` goes through the enum machinery each time).
+_VALUES = {action: action.value for action in PermissionAction}
 
 
 def rules_to_config(rules: Iterable[PermissionRule]) -> dict[str, Any]:
@@ -171,7 +177,7 @@ def rules_to_config(rules: Iterable[PermissionRule]) -> dict[str, Any]:
     (JavaScript object semantics) and keeps its position."""
     grouped: dict[str, dict[str, str]] = {}
     for rule in rules:
-        grouped.setdefault(rule.permission, {})[rule.pattern] = rule.action.value
+        grouped.setdefault(rule.permission, {})[rule.pattern] = _VALUES[rule.action]
     out: dict[str, Any] = {}
     for key, patterns in grouped.items():
         if list(patterns) == ["*"] or (key in ACTION_ONLY_KEYS and "*" in patterns):

@@ -10,16 +10,22 @@ compared (``--check``) or shown as a diff (``--dry-run``).
 
 from __future__ import annotations
 
-import difflib
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
 
 import msgspec
 
 from agent_roster.codecs import get_codec
-from agent_roster.codecs.base import Codec, Loss, NativeFile, RenderRequest, Scope
+from agent_roster.codecs.base import Codec, Loss, RenderRequest, Scope
+from agent_roster.commands.output_folder import (
+    CREATED,
+    UNCHANGED,
+    UPDATED,
+    FileResult,
+    OutputFolder,
+)
 from agent_roster.diagnostics import Diagnostic, did_you_mean
 from agent_roster.errors import NotFoundError, UsageError, VaultError
 from agent_roster.model.mcp import McpServer
@@ -27,13 +33,20 @@ from agent_roster.model.profile import AgentProfile
 from agent_roster.perf import paused_gc
 from agent_roster.resolve.config import load_config
 from agent_roster.resolve.index import ProfileIndex
+from agent_roster.sync.pool import available_workers, ordered_map
 from agent_roster.vault.loader import load_vault
 from agent_roster.vault.paths import check_segment
-from agent_roster.vault.writer import atomic_write
 
-CREATED = "created"
-UPDATED = "updated"
-UNCHANGED = "unchanged"
+__all__ = [
+    "CREATED",
+    "UNCHANGED",
+    "UPDATED",
+    "EffectiveSet",
+    "FileResult",
+    "RenderReport",
+    "load_effective",
+    "render_agents",
+]
 
 
 class EffectiveSet(NamedTuple):
@@ -84,17 +97,6 @@ def load_effective(
         for server in found.servers:
             by_name.setdefault(server.name, server)
     return EffectiveSet(tuple(profiles), by_name, tuple(problems))
-
-
-class FileResult(NamedTuple):
-    """One native file: which harness, its path (as given under ``--out``), and what
-    happened: created / updated / unchanged; under ``--check`` or ``--dry-run`` what *would*
-    happen. ``diff`` is a unified diff for ``--dry-run``."""
-
-    harness: str
-    path: str
-    status: str
-    diff: str = ""
 
 
 class RenderReport(NamedTuple):
@@ -173,90 +175,64 @@ def _render(
 ) -> RenderReport:
     effective = load_effective(vault, ids, project=project)
     request = RenderRequest(profiles=effective.profiles, servers=effective.servers, scope=scope)
+    folder = OutputFolder(base)
+
+    def run(codec: Codec, part: RenderRequest) -> _Outcome:
+        rendering = codec.render(part, folder.read)
+        written = folder.apply(codec.name, rendering.files, check=check, dry_run=dry_run)
+        return _Outcome(tuple(written), rendering.losses, rendering.diagnostics)
+
+    outcomes: dict[str, list[_Outcome]] = {}
+    split = [c for c in codecs if c.partitioned]
+    parts = _parts(len(request.profiles)) if split else []
+    if len(parts) > 1:
+        # Agent files are independent of each other: parts of the job render and write
+        # them in forked processes (see RenderRequest.part), the shared files in the last,
+        # where a whole render puts them too.
+        def run_part(bounds: tuple[int, int]) -> bytes:
+            last = bounds[1] == len(request.profiles)
+            part = msgspec.structs.replace(request, part=bounds, shared=last)
+            # msgpack, not pickle, carries the results back: a tenth of the cost for the
+            # tens of thousands of losses a large render reports.
+            return _ENCODER.encode([run(codec, part) for codec in split])
+
+        for encoded in ordered_map(run_part, parts, available_workers()):
+            for codec, outcome in zip(split, _DECODER.decode(encoded), strict=True):
+                outcomes.setdefault(codec.name, []).append(outcome)
     files: list[FileResult] = []
     losses: list[Loss] = []
     diagnostics: list[Diagnostic] = list(effective.diagnostics)
-    writer = _OutputFolder(base)
     for codec in codecs:
-        rendering = codec.render(request, writer.read)
-        losses.extend(rendering.losses)
-        diagnostics.extend(rendering.diagnostics)
-        files.extend(writer.apply(codec.name, rendering.files, check=check, dry_run=dry_run))
+        found = outcomes.get(codec.name) or [run(codec, request)]
+        codec_files = [f for outcome in found for f in outcome.files]
+        if len({f.path for f in codec_files}) != len(codec_files):
+            raise VaultError(f"the {codec.name} codec produced a file twice")
+        files.extend(codec_files)
+        losses.extend(loss for outcome in found for loss in outcome.losses)
+        diagnostics.extend(d for outcome in found for d in outcome.diagnostics)
     return RenderReport(tuple(files), tuple(losses), tuple(diagnostics), check, dry_run)
 
 
-class _OutputFolder:
-    """The folder rendered files go to. Every path a codec returns must stay inside it,
-    symlinks included: a codec bug or a crafted profile id must not write elsewhere."""
+class _Outcome(msgspec.Struct, frozen=True, array_like=True):
+    """What rendering one codec (or one part of it) did."""
 
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.real_root = os.path.realpath(root)
-        self._prefix = os.path.join(self.real_root, "")
-        # Resolving every path component per file is most of the cost of checking 20,000
-        # files; folders are resolved once, and only the file itself is checked per file.
-        self._real_folders: dict[str, str] = {}
+    files: tuple[FileResult, ...]
+    losses: tuple[Loss, ...]
+    diagnostics: tuple[Diagnostic, ...]
 
-    def _inside(self, real: str) -> bool:
-        return real == self.real_root or real.startswith(self._prefix)
 
-    def target(self, rel: str) -> str:
-        """The path to write ``rel`` at (under ``root``, as given), after checking that it
-        resolves inside the real root."""
-        parts = rel.replace("\\", "/").split("/")
-        if not rel or os.path.isabs(rel) or ".." in parts:
-            raise VaultError(f"refusing to write {rel!r}: not a relative path inside {self.root}")
-        path = os.path.normpath(os.path.join(self.root, rel))
-        folder, name = os.path.split(path)
-        real_folder = self._real_folders.get(folder)
-        if real_folder is None:
-            real_folder = self._real_folders[folder] = os.path.realpath(folder)
-        real = os.path.realpath(path) if os.path.islink(path) else os.path.join(real_folder, name)
-        if not self._inside(real_folder) or not self._inside(real):
-            raise VaultError(f"refusing to write {path}: it resolves outside {self.root}")
-        return path
+_ENCODER = msgspec.msgpack.Encoder()
+_DECODER = msgspec.msgpack.Decoder(list[_Outcome])
 
-    def read(self, rel: str) -> str | None:
-        return self._read(self.target(rel))
 
-    @staticmethod
-    def _read(path: str) -> str | None:
-        try:
-            fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-        except (FileNotFoundError, NotADirectoryError):
-            return None
-        with os.fdopen(fd, "rb") as handle:
-            return handle.read().decode("utf-8")
+#: Below this many profiles a render stays in one process: forking and collecting results
+#: would cost more than the work.
+PARALLEL_MIN_PROFILES = 2_000
 
-    def apply(
-        self, harness: str, natives: Iterable[NativeFile], *, check: bool, dry_run: bool
-    ) -> list[FileResult]:
-        results: list[FileResult] = []
-        seen: set[str] = set()
-        for native in natives:
-            if native.path in seen:  # two outputs for one file would lose one silently
-                raise VaultError(f"the {harness} codec produced {native.path} twice")
-            seen.add(native.path)
-            path = self.target(native.path)
-            shown = path
-            current = self._read(path)
-            if current == native.content:
-                results.append(FileResult(harness, shown, UNCHANGED))
-                continue
-            status = CREATED if current is None else UPDATED
-            diff = ""
-            if dry_run:
-                diff = "".join(
-                    difflib.unified_diff(
-                        (current or "").splitlines(keepends=True),
-                        native.content.splitlines(keepends=True),
-                        fromfile=shown if current is not None else "/dev/null",
-                        tofile=shown,
-                    )
-                )
-            elif not check:
-                # Rendered files are derived and rewritten on demand: atomic for readers,
-                # without the per-file fsync (see atomic_write).
-                atomic_write(path, native.content, mode=native.mode, durable=False)
-            results.append(FileResult(harness, shown, status, diff))
-        return results
+
+def _parts(count: int) -> list[tuple[int, int]]:
+    # Two parts per process, so one that runs slow can be evened out by the other.
+    workers = available_workers() if count >= PARALLEL_MIN_PROFILES else 0
+    pieces = 2 * (workers + 1) if workers else 1
+    size = -(-count // pieces)
+    return [(start, min(start + size, count)) for start in range(0, count, size)] or [(0, 0)]

@@ -1,0 +1,107 @@
+"""The folder ``render`` writes to: every path checked to stay inside it, each file
+written atomically and only when its content changed, or compared (``--check``) or diffed
+(``--dry-run``) instead."""
+
+from __future__ import annotations
+
+import difflib
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import NamedTuple
+
+from agent_roster.codecs.base import NativeFile
+from agent_roster.errors import VaultError
+from agent_roster.vault.writer import atomic_write
+
+CREATED = "created"
+UPDATED = "updated"
+UNCHANGED = "unchanged"
+
+
+class FileResult(NamedTuple):
+    """One native file: which harness, its path (as given under ``--out``), and what
+    happened: created / updated / unchanged; under ``--check`` or ``--dry-run`` what *would*
+    happen. ``diff`` is a unified diff for ``--dry-run``."""
+
+    harness: str
+    path: str
+    status: str
+    diff: str = ""
+
+
+class OutputFolder:
+    """The folder rendered files go to. Every path a codec returns must stay inside it,
+    symlinks included: a codec bug or a crafted profile id must not write elsewhere."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.real_root = os.path.realpath(root)
+        self._prefix = os.path.join(self.real_root, "")
+        # Resolving every path component per file is most of the cost of checking 20,000
+        # files; folders are resolved once, and only the file itself is checked per file.
+        self._real_folders: dict[str, str] = {}
+
+    def _inside(self, real: str) -> bool:
+        return real == self.real_root or real.startswith(self._prefix)
+
+    def target(self, rel: str) -> str:
+        """The path to write ``rel`` at (under ``root``, as given), after checking that it
+        resolves inside the real root."""
+        parts = rel.replace("\\", "/").split("/")
+        if not rel or os.path.isabs(rel) or ".." in parts:
+            raise VaultError(f"refusing to write {rel!r}: not a relative path inside {self.root}")
+        path = os.path.normpath(os.path.join(self.root, rel))
+        folder, name = os.path.split(path)
+        real_folder = self._real_folders.get(folder)
+        if real_folder is None:
+            real_folder = self._real_folders[folder] = os.path.realpath(folder)
+        real = os.path.realpath(path) if os.path.islink(path) else os.path.join(real_folder, name)
+        if not self._inside(real_folder) or not self._inside(real):
+            raise VaultError(f"refusing to write {path}: it resolves outside {self.root}")
+        return path
+
+    def read(self, rel: str) -> str | None:
+        return self._read(self.target(rel))
+
+    @staticmethod
+    def _read(path: str) -> str | None:
+        try:
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        with os.fdopen(fd, "rb") as handle:
+            return handle.read().decode("utf-8")
+
+    def apply(
+        self, harness: str, natives: Iterable[NativeFile], *, check: bool, dry_run: bool
+    ) -> list[FileResult]:
+        results: list[FileResult] = []
+        seen: set[str] = set()
+        for native in natives:
+            if native.path in seen:  # two outputs for one file would lose one silently
+                raise VaultError(f"the {harness} codec produced {native.path} twice")
+            seen.add(native.path)
+            path = self.target(native.path)
+            shown = path
+            current = self._read(path)
+            if current == native.content:
+                results.append(FileResult(harness, shown, UNCHANGED))
+                continue
+            status = CREATED if current is None else UPDATED
+            diff = ""
+            if dry_run:
+                diff = "".join(
+                    difflib.unified_diff(
+                        (current or "").splitlines(keepends=True),
+                        native.content.splitlines(keepends=True),
+                        fromfile=shown if current is not None else "/dev/null",
+                        tofile=shown,
+                    )
+                )
+            elif not check:
+                # Rendered files are derived and rewritten on demand: atomic for readers,
+                # without the per-file fsync (see atomic_write).
+                atomic_write(path, native.content, mode=native.mode, durable=False)
+            results.append(FileResult(harness, shown, status, diff))
+        return results
