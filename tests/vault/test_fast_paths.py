@@ -131,6 +131,27 @@ def test_scanner_agrees_with_the_line_by_line_reference(
     ), (text, offset)
 
 
+@settings(max_examples=1500, deadline=None)
+@given(MARKDOWN, st.integers(min_value=0, max_value=400))
+def test_outline_is_the_scan_without_positions(text: str, cut: int) -> None:
+    starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
+    offset = starts[cut % len(starts)]
+    structure = markdown.scan(text, offset)
+    expected = None
+    if structure.unclosed is None:
+        expected = [
+            (
+                s.heading,
+                s.key,
+                s.body_start,
+                s.body_end,
+                [(f.lang, f.content_start, f.content_end) for f in s.fences],
+            )
+            for s in structure.sections
+        ]
+    assert markdown.outline(text, offset) == expected, (text, offset)
+
+
 JSON_PIECES = st.lists(
     st.sampled_from(
         [

@@ -116,6 +116,7 @@ def _check_against_libyaml(lines: list[str]) -> None:
     assert out == [], (text, out)
     data, key_marks, value_marks = fast
     assert data == full[0], text
+    assert load_flat(text, 2, positions=False) == (data, {}, {}), text
     assert {k: tuple(v) for k, v in full[1].items()} == key_marks, text
     assert {k: tuple(v) for k, v in full[2].items()} == value_marks, text
 

@@ -168,10 +168,14 @@ def _flow_list_quoted(inner: str) -> tuple[bool, Any]:
     return True, items
 
 
-def load_flat(text: str, first_line: int) -> tuple[dict[str, Any], Marks, Marks] | None:
+def load_flat(
+    text: str, first_line: int, *, positions: bool = True
+) -> tuple[dict[str, Any], Marks, Marks] | None:
     """Read flat frontmatter, or return None when it is not in the fast subset.
 
-    Returns the data and the 1-based (line, column) of each key and value."""
+    Returns the data and the 1-based (line, column) of each key and value; without
+    ``positions`` the two mappings of marks are left empty (the fast path of a valid
+    profile needs none, and building them is a sixth of the reading)."""
     # Plain ASCII with nothing outside space..tilde but newlines cannot hold a character the
     # regex looks for; two C-speed string checks settle the usual case without it.
     if not (text.isascii() and text.replace("\n", "").isprintable()) and _NON_PRINTABLE.search(
@@ -230,8 +234,9 @@ def load_flat(text: str, first_line: int) -> tuple[dict[str, Any], Marks, Marks]
                 return None
             column = match.start(2) + 1
         data[key] = resolved
-        key_marks[key] = marks.get((line_no, 1)) or mark(line_no, 1)
-        value_marks[key] = marks.get((value_line, column)) or mark(value_line, column)
+        if positions:
+            key_marks[key] = marks.get((line_no, 1)) or mark(line_no, 1)
+            value_marks[key] = marks.get((value_line, column)) or mark(value_line, column)
     return data, key_marks, value_marks
 
 

@@ -152,10 +152,29 @@ _CLOSE = re.compile(r"\n(?:---|\.\.\.)[ \t]*(?=\n|\Z)")
 _LEADING_BLANK = re.compile(r"(?:[ \t]*\n)+---[ \t]*\n")
 
 
+def frontmatter_data(text: str) -> tuple[dict[str, Any], int] | None:
+    """The frontmatter's data and the body's offset, as ``read_frontmatter`` reads them, or
+    None when it would report a problem or the frontmatter needs libyaml.
+
+    For the fast path of a valid profile, which needs no positions: it skips counting lines
+    and building the two dicts of marks."""
+    opening = _OPEN.match(text)
+    if opening is None:
+        return None if _LEADING_BLANK.match(text) else ({}, 0)
+    closing = _CLOSE.search(text, opening.end() - 1)
+    if closing is None:
+        return None
+    loaded = load_flat(text[opening.end() : closing.start() + 1], 2, positions=False)
+    if loaded is None:
+        return None
+    return loaded[0], closing.end() + 1 if closing.end() < len(text) else closing.end()
+
+
 def read_frontmatter(text: str, path: str, out: list[Diagnostic]) -> Frontmatter:
     """Split ``text`` (already newline-normalised) into frontmatter and body.
 
-    Problems are appended to ``out``; the result is always usable (empty data on error)."""
+    Problems are appended to ``out``; the result is always usable (empty data on error).
+    ``frontmatter_data`` is the same reading without positions; change both together."""
     opening = _OPEN.match(text)
     if opening is None:
         if _LEADING_BLANK.match(text):

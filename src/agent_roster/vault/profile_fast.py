@@ -17,10 +17,9 @@ from typing import Any
 
 from agent_roster.known_tools import DEFAULT_EMBEDDED_SERVER, KnownTools
 from agent_roster.model.profile import PERMISSION_MODES, InstallManifest, PromptSection, Runtime
-from agent_roster.vault.frontmatter import Frontmatter
 from agent_roster.vault.json_section import SLOW, decode_fast
 from agent_roster.vault.markdown import BLANK_STARTS as _BLANK_STARTS
-from agent_roster.vault.markdown import Structure, tidy
+from agent_roster.vault.markdown import outline, tidy
 from agent_roster.vault.paths import segment_problem
 from agent_roster.vault.profile_blocks import MODES
 from agent_roster.vault.profile_lists import INSTALL_KEYS, clean_names, good_packages
@@ -36,23 +35,27 @@ _STRUCTURED = frozenset(("config", "tools", "mcp servers", "install"))
 
 def fast_fields(
     text: str,
-    fm: Frontmatter,
-    structure: Structure,
+    data: dict[str, Any],
+    body_offset: int,
     expected_id: str | None,
     project: str | None,
     known: KnownTools | None,
     tags_ok: Any,
 ) -> tuple[dict[str, Any], set[str]] | None:
     """The model fields and the names the file set, or None when anything would be
-    reported. ``tags_ok`` is the careful path's tag rule (shared, so the two cannot drift)."""
+    reported. ``data`` is the frontmatter, read without problems; ``body_offset`` is where
+    the markdown after it starts. ``tags_ok`` is the careful path's tag rule (shared, so
+    the two cannot drift)."""
     fields: dict[str, Any] = {}
     fields_set: set[str] = set()
-    if not _frontmatter(fm.data, expected_id, project, tags_ok, fields, fields_set):
+    if not _frontmatter(data, expected_id, project, tags_ok, fields, fields_set):
         return None
+    sections = outline(text, body_offset)
+    if sections is None:
+        return None  # a fence is never closed
     prose: list[PromptSection] = []
     seen: set[str] = set()
-    # Unpacking a section or fence tuple once is cheaper than reading its fields by name.
-    for heading, _, _, _, body_start, body_end, _, fences, key in structure.sections:
+    for heading, key, body_start, body_end, fences in sections:
         if key in seen:
             return None
         seen.add(key)
@@ -64,8 +67,8 @@ def fast_fields(
             continue
         if len(fences) != 1:
             return None
-        _, _, lang, _, _, content_start, content_end, _, _, _, closed = fences[0]
-        if lang != "json" or not closed:
+        lang, content_start, content_end = fences[0]
+        if lang != "json":
             return None
         value = decode_fast(text[content_start:content_end])
         if value is SLOW:

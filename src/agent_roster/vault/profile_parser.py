@@ -5,9 +5,10 @@ every diagnostic found and the document's structure (positions of the frontmatte
 section and each JSON block) for precise errors and, later, in-place edits.
 
 A valid document, nearly every one in a vault, is validated by ``profile_fast``: the same
-rules in their passing form, with no positions and no reporter. Anything it would have to
-report sends the document through the careful path here, which reports every problem with
-its position (issue 2's speed target: 15,000 profiles per second on one core).
+rules in their passing form, with no positions and no reporter (its ``ProfileDocument``
+reads the positions from the kept text if they are ever asked for). Anything it would have
+to report sends the document through the careful path here, which reports every problem
+with its position (issue 2's speed target: 15,000 profiles per second on one core).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from agent_roster.known_tools import KnownTools
 from agent_roster.model.profile import AgentProfile, PromptSection
 from agent_roster.vault import markdown, profile_blocks
 from agent_roster.vault.document import Reporter, describe, normalise
-from agent_roster.vault.frontmatter import Frontmatter, Mark, read_frontmatter
+from agent_roster.vault.frontmatter import Frontmatter, Mark, frontmatter_data, read_frontmatter
 from agent_roster.vault.json_section import read_json_block
 from agent_roster.vault.jsonblock import JsonBlock
 from agent_roster.vault.markdown import Section, Structure
@@ -47,13 +48,65 @@ def _shared(names: frozenset[str]) -> frozenset[str]:
 FRONTMATTER_KEYS = ("id", "name", "description", "tags", "extends")
 
 
-class ProfileDocument(NamedTuple):
-    """The parsed shape of a profile.md: normalised text, frontmatter, sections."""
+class ProfileDocument:
+    """The parsed shape of a profile.md: normalised text, frontmatter, sections.
 
-    path: str
-    text: str
-    frontmatter: Frontmatter
-    structure: Structure
+    A profile that took the fast path keeps only its path and text: its frontmatter (with
+    positions) and structure are read again from the text when first asked for. Both are
+    functions of the text alone, so they come out equal to what the careful path builds
+    (tests/vault/test_lazy_document.py compares the two). Nearly nothing asks for them
+    after a clean load, and not building, keeping and freeing them (with the position-free
+    readers the fast path uses instead) makes loading a vault about a tenth faster."""
+
+    __slots__ = ("_frontmatter", "_structure", "path", "text")
+
+    def __init__(
+        self,
+        path: str,
+        text: str,
+        frontmatter: Frontmatter | None = None,
+        structure: Structure | None = None,
+    ) -> None:
+        self.path = path
+        self.text = text
+        self._frontmatter = frontmatter
+        self._structure = structure
+
+    @property
+    def frontmatter(self) -> Frontmatter:
+        fm = self._frontmatter
+        if fm is None:
+            # Only a frontmatter that was read without a problem is left for later, so
+            # reading it again reports nothing: the scratch list stays empty.
+            fm = self._frontmatter = read_frontmatter(self.text, self.path, [])
+        return fm
+
+    @property
+    def structure(self) -> Structure:
+        structure = self._structure
+        if structure is None:
+            fm = self.frontmatter
+            structure = markdown.scan(self.text, fm.body_offset, fm.body_line)
+            self._structure = structure
+        return structure
+
+    def _fields(self) -> tuple[str, str, Frontmatter, Structure]:
+        return self.path, self.text, self.frontmatter, self.structure
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ProfileDocument):
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    # Unhashable, as the named tuple it replaces was: it holds dicts.
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        path, text, fm, structure = self._fields()
+        return (
+            f"ProfileDocument(path={path!r}, text={text!r}, frontmatter={fm!r}, "
+            f"structure={structure!r})"
+        )
 
 
 class ParsedProfile(NamedTuple):
@@ -86,18 +139,29 @@ def parse_profile(
     text = normalise(raw, path, out)
     if text is None:
         return ParsedProfile(None, tuple(out), None)
-    fm = read_frontmatter(text, path, out)
-    structure = markdown.scan(text, fm.body_offset, fm.body_line)
-    document = _new(ProfileDocument, (path, text, fm, structure))
-    if not out and structure.unclosed is None:
-        fast = fast_fields(text, fm, structure, expected_id, project, known_tools, _tags_ok)
+    # The fast path first, on the frontmatter's data without positions when the flat reader
+    # takes it (nearly always), else on libyaml's reading when that reported nothing.
+    fm: Frontmatter | None = None
+    quick = frontmatter_data(text)
+    if quick is None:
+        fm = read_frontmatter(text, path, out)
+        if not out:
+            quick = fm.data, fm.body_offset
+    if quick is not None:
+        fast = fast_fields(text, *quick, expected_id, project, known_tools, _tags_ok)
         if fast is not None:
             fields, fields_set = fast
             fields["project"] = project
             fields["source"] = path
             names = frozenset(fields_set)
             fields["fields_set"] = _FIELD_SETS.get(names) or _shared(names)
-            return _new(ParsedProfile, (AgentProfile(**fields), (), document))
+            return _new(
+                ParsedProfile, (AgentProfile(**fields), (), ProfileDocument(path, text, fm))
+            )
+    if fm is None:
+        fm = read_frontmatter(text, path, out)
+    structure = markdown.scan(text, fm.body_offset, fm.body_line)
+    document = ProfileDocument(path, text, fm, structure)
     return _careful(text, document, path, expected_id, project, known_tools, out)
 
 
