@@ -19,9 +19,12 @@ def _harness_choice() -> click.Choice[str]:
 def _print_losses(losses: tuple[object, ...]) -> None:
     from agent_roster.codecs.base import Loss
 
+    lines = []
     for loss in losses:
         assert isinstance(loss, Loss)
-        click.echo(f"{loss.outcome.value:<10} {loss.profile}: {loss.field}: {loss.detail}")
+        lines.append(f"{loss.outcome.value:<10} {loss.profile}: {loss.field}: {loss.detail}")
+    if lines:  # one write: a large render reports tens of thousands
+        click.echo("\n".join(lines))
 
 
 @click.command()
@@ -149,11 +152,13 @@ def render(
         output.emit_json(report.to_dict())
     else:
         would = "would be " if check or dry_run else ""
+        lines = []
         for item in report.files:
             if item.status != UNCHANGED:
-                click.echo(f"{would}{item.status:<9} {item.path}")
+                lines.append(f"{would}{item.status:<9} {item.path}\n")
             if item.diff:
-                click.echo(item.diff, nl=False)
+                lines.append(item.diff)
+        click.echo("".join(lines), nl=False)
         unchanged = len(report.files) - len(report.changed)
         if unchanged:
             click.echo(f"{unchanged} file(s) unchanged")

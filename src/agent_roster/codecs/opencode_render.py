@@ -134,7 +134,11 @@ def _color(profile: AgentProfile, losses: list[Loss]) -> str:
 
 
 def _loss(profile: AgentProfile, field: str, outcome: str, detail: str) -> Loss:
-    return Loss(profile=profile.id, field=field, outcome=LossOutcome(outcome), detail=detail)
+    return Loss(profile=profile.id, field=field, outcome=_OUTCOMES[outcome], detail=detail)
+
+
+#: Outcome names to members: calling the enum costs more than building the loss.
+_OUTCOMES = {outcome.value: outcome for outcome in LossOutcome}
 
 
 class _Renderer:

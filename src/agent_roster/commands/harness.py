@@ -73,7 +73,7 @@ def load_effective(
     snapshot = load_vault(vault, embedded=config.embedded.name)
     good = [p.profile for p in snapshot.profiles.values() if p.ok and p.profile is not None]
     servers = [s.server for s in snapshot.servers.values() if s.ok and s.server is not None]
-    index = ProfileIndex(config, good, servers)
+    index = ProfileIndex(config, good, servers, origins=False)
     visible = {pid for scope, pid in snapshot.profiles if scope is None or scope == project}
     wanted = list(ids) or sorted(visible)
     missing = [ident for ident in wanted if ident not in visible]
@@ -231,8 +231,10 @@ PARALLEL_MIN_PROFILES = 2_000
 
 
 def _parts(count: int) -> list[tuple[int, int]]:
-    # Two parts per process, so one that runs slow can be evened out by the other.
+    # One part per process. Smaller parts would let a fast process take over a slow one's
+    # work, but each part's report (a few MB for thousands of agents) blocks its worker
+    # on the pipe until this process reads it, which it does only between its own parts.
     workers = available_workers() if count >= PARALLEL_MIN_PROFILES else 0
-    pieces = 2 * (workers + 1) if workers else 1
+    pieces = workers + 1
     size = -(-count // pieces)
     return [(start, min(start + size, count)) for start in range(0, count, size)] or [(0, 0)]

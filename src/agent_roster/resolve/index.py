@@ -50,8 +50,13 @@ class ProfileIndex:
         *,
         project_defaults: dict[str, str | None] | None = None,
         task_profiles: dict[str, tuple[str, str | None]] | None = None,
+        origins: bool = True,
     ) -> None:
         self.config = config
+        #: Whether ``Effective.origins`` is filled in; without it (bulk jobs that only need
+        #: the merged profiles, such as render) a profile that extends nothing costs a
+        #: dict lookup, and origins of merged chains are partial.
+        self.track_origins = origins
         self.system: dict[str, AgentProfile] = {}
         self.overrides: dict[tuple[str, str], AgentProfile] = {}
         self.servers: dict[tuple[str | None, str], McpServer] = {}
@@ -174,7 +179,7 @@ class ProfileIndex:
             profile, origins = base
         else:
             assert override is not None
-            profile, origins = override, origins_of(override)
+            profile, origins = override, origins_of(override) if self.track_origins else {}
         profile, origins = with_defaults(profile, origins, self.config.defaults)
         servers, missing = self.servers_for(profile, project)
         warnings.extend(missing)
@@ -215,7 +220,7 @@ class ProfileIndex:
         if not chain:
             return None
         root = chain[-1]
-        merged, origins = root, origins_of(root)
+        merged, origins = root, origins_of(root) if self.track_origins else {}
         for child in reversed(chain[:-1]):
             merged, origins = overlay(merged, origins, child)
         return merged, origins
