@@ -223,3 +223,27 @@ def test_a_render_split_across_processes_is_the_whole_render(
     # Checking the split output (split again) finds every file current.
     again = render_agents(vault, harnesses, out=tmp_path / "split", check=True)
     assert not again.changed and len(again.files) == len(split.files)
+
+
+def test_render_never_writes_through_a_symlinked_file(vault: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside.md"
+    outside.write_text("keep me")
+    agents = tmp_path / "ws" / ".claude" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "coding.md").symlink_to(outside)
+    with pytest.raises(VaultError, match="resolves outside"):
+        render_agents(vault, ["claude"], out=tmp_path / "ws")
+    assert outside.read_text() == "keep me"
+
+
+def test_render_reports_existing_files_as_updated_or_unchanged(vault: Path, tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    first = render_agents(vault, ["claude"], out=ws)
+    coding = ws / ".claude" / "agents" / "coding.md"
+    coding.write_text("edited by hand\n")
+    again = render_agents(vault, ["claude"], out=ws)
+    status = {Path(f.path).name: f.status for f in again.files}
+    assert status["coding.md"] == UPDATED
+    assert {s for name, s in status.items() if name != "coding.md"} == {UNCHANGED}
+    assert coding.read_text() != "edited by hand\n"
+    assert {f.status for f in first.files} == {CREATED}

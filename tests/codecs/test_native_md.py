@@ -62,3 +62,12 @@ def test_tailed_mapping_at_the_wrong_indent_falls_back() -> None:
     assert lines == ["    a_*: deny", "    b_*: deny"]
     data = {"permission": Tailed({"x": "allow"}, "\n".join(lines), "    ", lambda: tail)}
     assert dump_yaml(data) == _full_dump({"permission": {"x": "allow", **tail}})
+
+
+@settings(max_examples=1500, deadline=None)
+@given(
+    st.from_regex(r"[A-Za-z][A-Za-z0-9 ,.()/_+'-]{0,30}", fullmatch=True)
+    | st.sampled_from(["yes", "No", "TRUE", "off", "Null", "y", "N", "a ", "a  b", "it's", "x-"])
+)
+def test_plain_strings_are_written_as_pyyaml_writes_them(text: str) -> None:
+    assert dump_yaml({"k": text, text: 1}) == _full_dump({"k": text, text: 1})

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
 from agent_roster.codecs.permissions import effective_rules, evaluate
 from agent_roster.codecs.tool_names import canonical_tools, native_names, split_ref
@@ -72,6 +73,7 @@ def tools_for_key(key: str, servers: Sequence[str]) -> list[str]:
     return []
 
 
+@lru_cache(maxsize=8192)  # pure, and profiles repeat the same names
 def native_tool(name: str) -> str:
     """Canonical → Claude: bare embedded commands get their server prefix, as the launcher
     does (``resolve/tools.for_claude``); everything else is already a Claude name."""

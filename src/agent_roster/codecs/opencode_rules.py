@@ -351,9 +351,10 @@ def render_rules(
     sourced = list(effective_rules(profile, embedded=embedded))
     effective = tuple(s.rule for s in sourced)
     losses = _tool_losses(profile, sourced)
+    sources = {s.source for s in sourced}
     for field in ("permission_mode", "allowed_tools", "denied_tools"):
         if getattr(profile, field):
-            folded = any(s.source == field for s in sourced)
+            folded = field in sources
             detail = (
                 "folded into permission rules (D9)"
                 if folded

@@ -97,35 +97,39 @@ def evaluate(
     return Decision(PermissionAction.ASK, None, None)
 
 
-@lru_cache(maxsize=8192)  # rules are immutable; profiles repeat the same tool names
-def _tool_rule(name: str, action: PermissionAction, embedded: str) -> PermissionRule:
+@lru_cache(maxsize=8192)  # immutable, and profiles repeat the same tool names
+def _tool_rule(name: str, action: PermissionAction, embedded: str, source: str) -> SourcedRule:
     ref = split_ref(name)
     key = opencode_key(name, embedded=embedded)
-    return PermissionRule(permission=key, pattern=ref.argument or "*", action=action)
+    return SourcedRule(
+        PermissionRule(permission=key, pattern=ref.argument or "*", action=action), source
+    )
+
+
+@lru_cache(maxsize=64)
+def _mode_rules(mode: str) -> tuple[SourcedRule, ...]:
+    return tuple(SourcedRule(rule, "permission_mode") for rule in MODE_RULES.get(mode, ()))
+
+
+_DENY_ALL = SourcedRule(
+    PermissionRule(permission="*", action=PermissionAction.DENY), "allowed_tools"
+)
 
 
 def effective_rules(profile: AgentProfile, *, embedded: str = "") -> tuple[SourcedRule, ...]:
     """The profile's ordered rule list: ``permission_mode``'s rules, then ``allowed_tools``
     (``*`` deny, then each allowed tool), then the explicit ``permission`` rules, then each
     ``denied_tools`` entry as a deny (README D9)."""
-    out: list[SourcedRule] = [
-        SourcedRule(rule, "permission_mode") for rule in MODE_RULES.get(profile.permission_mode, ())
-    ]
+    out: list[SourcedRule] = list(_mode_rules(profile.permission_mode))
     if profile.allowed_tools:
-        out.append(
-            SourcedRule(
-                PermissionRule(permission="*", action=PermissionAction.DENY), "allowed_tools"
-            )
-        )
+        out.append(_DENY_ALL)
+        allow = PermissionAction.ALLOW
         out.extend(
-            SourcedRule(_tool_rule(name, PermissionAction.ALLOW, embedded), "allowed_tools")
-            for name in profile.allowed_tools
+            _tool_rule(name, allow, embedded, "allowed_tools") for name in profile.allowed_tools
         )
     out.extend(SourcedRule(rule, "permission") for rule in profile.permission)
-    out.extend(
-        SourcedRule(_tool_rule(name, PermissionAction.DENY, embedded), "denied_tools")
-        for name in profile.denied_tools
-    )
+    deny = PermissionAction.DENY
+    out.extend(_tool_rule(name, deny, embedded, "denied_tools") for name in profile.denied_tools)
     return tuple(out)
 
 

@@ -41,13 +41,31 @@ class OutputFolder:
         # Resolving every path component per file is most of the cost of checking 20,000
         # files; folders are resolved once, and only the file itself is checked per file.
         self._real_folders: dict[str, str] = {}
+        # Each folder's entries (name -> is a symlink), listed once (None: no folder yet):
+        # most rendered files do not exist yet, and one listing is cheaper than a failed
+        # open and a symlink check per file.
+        self._entries: dict[str, dict[str, bool] | None] = {}
 
     def _inside(self, real: str) -> bool:
         return real == self.real_root or real.startswith(self._prefix)
 
-    def target(self, rel: str) -> str:
-        """The path to write ``rel`` at (under ``root``, as given), after checking that it
-        resolves inside the real root."""
+    def _listing(self, folder: str) -> dict[str, bool] | None:
+        try:
+            return self._entries[folder]
+        except KeyError:
+            pass
+        found: dict[str, bool] | None
+        try:
+            with os.scandir(folder) as entries:
+                found = {entry.name: entry.is_symlink() for entry in entries}
+        except (FileNotFoundError, NotADirectoryError):
+            found = None
+        self._entries[folder] = found
+        return found
+
+    def _locate(self, rel: str) -> tuple[str, bool]:
+        # The path to write ``rel`` at (under ``root``, as given), checked to resolve
+        # inside the real root, and whether something exists there.
         parts = rel.replace("\\", "/").split("/")
         if not rel or os.path.isabs(rel) or ".." in parts:
             raise VaultError(f"refusing to write {rel!r}: not a relative path inside {self.root}")
@@ -56,13 +74,16 @@ class OutputFolder:
         real_folder = self._real_folders.get(folder)
         if real_folder is None:
             real_folder = self._real_folders[folder] = os.path.realpath(folder)
-        real = os.path.realpath(path) if os.path.islink(path) else os.path.join(real_folder, name)
+        listing = self._listing(folder)
+        is_link = listing.get(name) if listing is not None else None
+        real = os.path.realpath(path) if is_link else os.path.join(real_folder, name)
         if not self._inside(real_folder) or not self._inside(real):
             raise VaultError(f"refusing to write {path}: it resolves outside {self.root}")
-        return path
+        return path, is_link is not None
 
     def read(self, rel: str) -> str | None:
-        return self._read(self.target(rel))
+        path, exists = self._locate(rel)
+        return self._read(path) if exists else None
 
     @staticmethod
     def _read(path: str) -> str | None:
@@ -73,6 +94,13 @@ class OutputFolder:
         with os.fdopen(fd, "rb") as handle:
             return handle.read().decode("utf-8")
 
+    def _written(self, path: str) -> None:
+        folder, name = os.path.split(path)
+        listing = self._entries.get(folder)
+        if listing is None:
+            listing = self._entries[folder] = {}
+        listing[name] = False
+
     def apply(
         self, harness: str, natives: Iterable[NativeFile], *, check: bool, dry_run: bool
     ) -> list[FileResult]:
@@ -82,9 +110,9 @@ class OutputFolder:
             if native.path in seen:  # two outputs for one file would lose one silently
                 raise VaultError(f"the {harness} codec produced {native.path} twice")
             seen.add(native.path)
-            path = self.target(native.path)
+            path, exists = self._locate(native.path)
             shown = path
-            current = self._read(path)
+            current = self._read(path) if exists else None
             if current == native.content:
                 results.append(FileResult(harness, shown, UNCHANGED))
                 continue
@@ -102,6 +130,14 @@ class OutputFolder:
             elif not check:
                 # Rendered files are derived and rewritten on demand: atomic for readers,
                 # without the per-file fsync (see atomic_write).
-                atomic_write(path, native.content, mode=native.mode, durable=False)
+                folder_exists = self._entries.get(os.path.dirname(path)) is not None
+                atomic_write(
+                    path,
+                    native.content,
+                    mode=native.mode,
+                    durable=False,
+                    make_folder=not folder_exists,
+                )
+                self._written(path)
             results.append(FileResult(harness, shown, status, diff))
         return results

@@ -18,17 +18,24 @@ from agent_roster.vault.paths import VaultLayout
 
 
 def atomic_write(
-    path: str | os.PathLike[str], content: str | bytes, *, mode: int = 0o644, durable: bool = True
+    path: str | os.PathLike[str],
+    content: str | bytes,
+    *,
+    mode: int = 0o644,
+    durable: bool = True,
+    make_folder: bool = True,
 ) -> None:
     """Write ``content`` to ``path`` atomically (temp file, fsync, rename, fsync folder).
 
     ``durable=False`` skips both fsyncs: readers still see the old or the new file, never a
     torn one, but a power cut may lose the write. Only for derived files that are rewritten
-    on demand (``roster render`` output), where 20,000 fsyncs would dominate the run."""
+    on demand (``roster render`` output), where 20,000 fsyncs would dominate the run.
+    ``make_folder=False`` skips creating missing parent folders, for callers that know the
+    folder exists."""
     target = os.fspath(path)
     data = content.encode("utf-8") if isinstance(content, str) else content
     folder, name = os.path.split(target)
-    if folder:
+    if folder and make_folder:
         os.makedirs(folder, exist_ok=True)
     fd, tmp_name = _create_temp(folder, name)
     try:
