@@ -247,3 +247,27 @@ def test_render_reports_existing_files_as_updated_or_unchanged(vault: Path, tmp_
     assert {s for name, s in status.items() if name != "coding.md"} == {UNCHANGED}
     assert coding.read_text() != "edited by hand\n"
     assert {f.status for f in first.files} == {CREATED}
+
+
+def test_render_prints_each_loss_once_with_its_profiles(
+    vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(
+        capsys, "--vault", str(vault), "render", "--to", "opencode", "--out", str(tmp_path)
+    )
+    assert code == 0
+    report = render_agents(vault, ["opencode"], out=tmp_path, check=True)
+    by_detail: dict[tuple[str, str], list[str]] = {}
+    for loss in report.losses:
+        by_detail.setdefault((loss.field, loss.detail), []).append(loss.profile)
+    lines = [
+        line
+        for line in out.splitlines()
+        if line.split(" ", 1)[0] in {"dropped", "translated", "embedded"}
+    ]
+    assert len(lines) == len(by_detail)  # one line per distinct loss
+    tags = next(line for line in lines if "tags: OpenCode has no such setting" in line)
+    names = by_detail[("tags", "OpenCode has no such setting")]
+    assert len(names) == 6
+    assert tags.endswith(f"[{', '.join(names[:5])} and 1 more]")
+    assert out.rstrip().endswith("(--json lists every profile of every loss)")

@@ -16,14 +16,32 @@ def _harness_choice() -> click.Choice[str]:
     return click.Choice(codec_names())
 
 
+#: Profile names shown per group of identical losses before "and N more".
+LOSS_NAMES_SHOWN = 5
+
+
 def _print_losses(losses: tuple[object, ...]) -> None:
+    """Each distinct loss once (outcome, field, what happened), with the profiles it
+    applies to: a render of many profiles repeats the same few losses for each of them.
+    ``--json`` lists every loss separately."""
     from agent_roster.codecs.base import Loss
 
-    lines = []
+    groups: dict[tuple[str, str, str], list[str]] = {}
     for loss in losses:
         assert isinstance(loss, Loss)
-        lines.append(f"{loss.outcome.value:<10} {loss.profile}: {loss.field}: {loss.detail}")
-    if lines:  # one write: a large render reports tens of thousands
+        groups.setdefault((loss.outcome.value, loss.field, loss.detail), []).append(loss.profile)
+    lines = []
+    cut = False
+    for (outcome, field, detail), profiles in groups.items():
+        names = list(dict.fromkeys(profiles))
+        shown = ", ".join(names[:LOSS_NAMES_SHOWN])
+        if len(names) > LOSS_NAMES_SHOWN:
+            shown += f" and {len(names) - LOSS_NAMES_SHOWN:,} more"
+            cut = True
+        lines.append(f"{outcome:<10} {field}: {detail} [{shown}]")
+    if cut:
+        lines.append("(--json lists every profile of every loss)")
+    if lines:  # one write: a large render has hundreds of groups
         click.echo("\n".join(lines))
 
 
