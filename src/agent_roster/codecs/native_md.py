@@ -111,25 +111,36 @@ _RESERVED = frozenset(
 
 
 def _scalar_text(value: object) -> str | None:
-    if (
-        type(value) is str
-        and _PLAIN.fullmatch(value)
-        and value[-1] != " "
-        and value not in _RESERVED
-    ):
-        return value
+    if type(value) is str:
+        # Strings are looked up by themselves: keys and actions repeat in every file.
+        found: str | None = _STRING_MEMO.get(value, _MISSING)
+        if found is not _MISSING:
+            return found
+        plain = _PLAIN.fullmatch(value) and value[-1] != " " and value not in _RESERVED
+        text = value if plain else _dumped(value)
+        if len(_STRING_MEMO) < _SCALAR_MEMO_LIMIT:
+            _STRING_MEMO[value] = text
+        return text
     # -0.0 == 0.0 (and hashes alike) but dumps differently: floats are keyed by repr.
     key = (float, repr(value)) if type(value) is float else (type(value), value)
     try:
         return _SCALAR_MEMO[key]
     except KeyError:
         pass
-    # A top-level plain scalar ends with the document end marker.
-    dumped = _full_dump(value).removesuffix("\n...\n").removesuffix("\n")
-    text = None if "\n" in dumped or not dumped else dumped
+    text = _dumped(value)
     if len(_SCALAR_MEMO) < _SCALAR_MEMO_LIMIT:
         _SCALAR_MEMO[key] = text
     return text
+
+
+_MISSING: Any = object()
+_STRING_MEMO: dict[str, str | None] = {}
+
+
+def _dumped(value: object) -> str | None:
+    # A top-level plain scalar ends with the document end marker.
+    dumped = _full_dump(value).removesuffix("\n...\n").removesuffix("\n")
+    return None if "\n" in dumped or not dumped else dumped
 
 
 _SCALAR_TYPES = (str, int, float, bool, type(None))
