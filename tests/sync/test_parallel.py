@@ -16,11 +16,11 @@ from typing import Any
 
 import pytest
 
+from agent_roster import parallel as pool
 from agent_roster.resolve.config import load_config
 from agent_roster.resolve.index import ProfileIndex
 from agent_roster.store import Store, sqlite_url
 from agent_roster.sync import engine as sync_engine
-from agent_roster.sync import pool
 from agent_roster.sync.engine import SyncEngine
 
 from .helpers import CODING, replace_in, rows, wait_for
@@ -115,7 +115,7 @@ def test_workers_die_with_a_killed_parent(tmp_path: Path) -> None:
     script = textwrap.dedent(
         r"""
         import os, sys, time
-        from agent_roster.sync import pool
+        from agent_roster import parallel as pool
 
         def forever(chunk):
             os.write(1, f"{os.getpid()}\n".encode())  # one write: lines never interleave

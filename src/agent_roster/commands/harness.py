@@ -30,10 +30,10 @@ from agent_roster.diagnostics import Diagnostic, did_you_mean
 from agent_roster.errors import NotFoundError, UsageError, VaultError
 from agent_roster.model.mcp import McpServer
 from agent_roster.model.profile import AgentProfile
+from agent_roster.parallel import available_workers, ordered_map
 from agent_roster.perf import paused_gc
 from agent_roster.resolve.config import load_config
 from agent_roster.resolve.index import ProfileIndex
-from agent_roster.sync.pool import available_workers, ordered_map
 from agent_roster.vault.loader import load_vault
 from agent_roster.vault.paths import check_segment
 

@@ -3,7 +3,7 @@
 A sync looks at every layout file (or only the paths a watcher reports), skips files whose
 size and mtime are unchanged since the last sync (one ``stat`` each), reads and hashes the
 rest, skips content it has already seen, and parses only what is new (``sync/outcomes.py``;
-a large change set, such as a cold sync, in worker processes too: ``sync/pool.py``). MCP
+a large change set, such as a cold sync, in worker processes too: ``agent_roster/parallel.py``). MCP
 servers are parsed before profiles because the registry feeds the known-tools check. Results
 are written as they come, in batches (``sync/writer.py``), each one transaction that holds
 the profile rows, the server rows, the per-file bookkeeping and the events together, so a
@@ -27,13 +27,14 @@ from typing import Any, NamedTuple
 
 import msgspec
 
+from agent_roster import parallel as pool
 from agent_roster.known_tools import DEFAULT_EMBEDDED_SERVER
 from agent_roster.resolve.index import ProfileIndex
 from agent_roster.store import sync_files
 from agent_roster.store.events import SyncEvent, SyncEventKind
 from agent_roster.store.facade import Store
 from agent_roster.store.sync_files import FAILED, MISSING, FileState
-from agent_roster.sync import pool, writer
+from agent_roster.sync import writer
 from agent_roster.sync.bus import EventBus
 from agent_roster.sync.knowledge import available_packs, copy_starter_knowledge
 from agent_roster.sync.outcomes import (

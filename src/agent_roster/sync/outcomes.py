@@ -1,6 +1,6 @@
 """What sync makes of one changed file: read, hash, parse, and the row, bookkeeping and event
 that result (``Outcome``). Pure with respect to the database, so a cold sync can run it in
-worker processes (``sync/pool.py``); everything here pickles."""
+worker processes (``agent_roster/parallel.py``); everything here pickles."""
 
 from __future__ import annotations
 
