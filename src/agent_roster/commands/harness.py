@@ -70,7 +70,7 @@ def load_effective(
     loaded = load_config(vault)
     bare = AgentProfile(id="(none)", name="(none)", source="(none)")
     config = msgspec.structs.replace(loaded.config, defaults=bare)
-    snapshot = load_vault(vault, embedded=config.embedded.name)
+    snapshot = load_vault(vault, embedded=config.embedded.name, workers=available_workers())
     good = [p.profile for p in snapshot.profiles.values() if p.ok and p.profile is not None]
     servers = [s.server for s in snapshot.servers.values() if s.ok and s.server is not None]
     index = ProfileIndex(config, good, servers, origins=False)

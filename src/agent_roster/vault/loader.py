@@ -19,6 +19,7 @@ from agent_roster.diagnostics import Diagnostic
 from agent_roster.known_tools import DEFAULT_EMBEDDED_SERVER, KnownTools
 from agent_roster.model.profile import AgentProfile
 from agent_roster.perf import paused_gc
+from agent_roster.vault import parallel_load
 from agent_roster.vault.jsonblock import JsonBlock
 from agent_roster.vault.mcp_parser import ParsedServer, parse_mcp_server
 from agent_roster.vault.paths import (
@@ -127,14 +128,26 @@ def server_names(servers: Iterable[Key], project: str | None) -> set[str]:
 
 
 def load_vault(
-    root: str | os.PathLike[str], *, embedded: str = DEFAULT_EMBEDDED_SERVER
+    root: str | os.PathLike[str], *, embedded: str = DEFAULT_EMBEDDED_SERVER, workers: int = 0
 ) -> VaultSnapshot:
-    """Read and validate every profile and MCP server file under ``root``."""
+    """Read and validate every profile and MCP server file under ``root``. With
+    ``workers``, a large vault's profiles are parsed by that many forked processes as well
+    (``vault/parallel_load.py``); the snapshot is the same."""
     with paused_gc():
-        return _load(VaultLayout(root), embedded)
+        return _load(VaultLayout(root), embedded, workers)
 
 
-def _load(layout: VaultLayout, embedded: str) -> VaultSnapshot:
+def _load(layout: VaultLayout, embedded: str, workers: int) -> VaultSnapshot:
+    files = list(layout.iter_files())
+    early: dict[int, ParsedProfile] = {}
+    assumed: dict[str | None, set[str]] = {}
+    count = sum(1 for f in files if f[0].kind is EntryKind.PROFILE)
+    if workers and count >= parallel_load.PARALLEL_MIN_PROFILES:
+        assumed = parallel_load.assumed_server_names(files)
+        known_tools = {
+            scope: KnownTools(names, embedded=embedded) for scope, names in assumed.items()
+        }
+        early = parallel_load.parse_clean(files, known_tools, _read, workers)
     extra: list[Diagnostic] = []
     servers: dict[Key, ParsedServer] = {}
     profiles: dict[Key, ParsedProfile] = {}
@@ -145,11 +158,21 @@ def _load(layout: VaultLayout, embedded: str) -> VaultSnapshot:
     server_kind = EntryKind.MCP_SERVER
     known: KnownTools | None = None
     known_scope: str | None = None
-    for entry, path, escapes, info in layout.iter_files():
+    # A scope's early results count only if its registry is the one they were checked
+    # against (a server file that cannot be read changes it).
+    trusted: dict[str | None, bool] = {}
+    for index, (entry, path, escapes, info) in enumerate(files):
+        kind, ident, project, rel_path = entry
+        if kind is not server_kind and index in early:
+            trust = trusted.get(project)
+            if trust is None:
+                trust = trusted[project] = server_names(servers, project) == assumed[project]
+            if trust:
+                profiles[(project, ident)] = early[index]
+                continue
         raw = _read(entry, path, escapes, info.st_size if info is not None else -1, extra)
         if raw is None:
             continue
-        kind, ident, project, rel_path = entry
         if kind is server_kind:
             servers[(project, ident)] = parse_mcp_server(
                 raw, path=rel_path, expected_name=ident, project=project

@@ -1,0 +1,95 @@
+"""Parsing a large vault's profiles in forked worker processes as well as this one.
+
+``load_vault(..., workers=N)`` hands the profile files to :func:`parse_clean` first. Only
+*clean* results come back from a worker: a profile that parsed without a single diagnostic,
+as its model object and its text (msgpack, a few µs a profile; pickling the parsed
+document would cost more than parsing it again). Its ``ProfileDocument`` is rebuilt from
+the text, as the fast path builds it anyway. Anything else (a diagnostic, a file that cannot
+be read) is left for the loader's own pass, which parses it exactly as without workers, so
+the snapshot is the same either way (tests/vault/test_parallel_load.py compares them).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+
+import msgspec
+
+from agent_roster.diagnostics import Diagnostic
+from agent_roster.known_tools import KnownTools
+from agent_roster.model.profile import AgentProfile
+from agent_roster.parallel import ordered_map
+from agent_roster.vault.paths import EntryKind, RawFile, VaultEntry
+from agent_roster.vault.profile_parser import ParsedProfile, ProfileDocument, parse_profile
+
+#: Below this many profile files a load stays in one process.
+PARALLEL_MIN_PROFILES = 2_000
+#: Profiles per chunk: small enough that a worker's answer fits the pipe while this
+#: process is busy with a chunk of its own, large enough to keep the overhead low.
+CHUNK = 200
+
+_Clean = tuple[int, AgentProfile, str]
+#: The loader's reader: (entry, path, escapes, size, diagnostics out) -> bytes or None.
+Reader = Callable[[VaultEntry, str, bool, int, list[Diagnostic]], "bytes | None"]
+_ENCODER = msgspec.msgpack.Encoder()
+_DECODER = msgspec.msgpack.Decoder(list[tuple[int, AgentProfile, str]])
+
+
+def assumed_server_names(files: Sequence[RawFile]) -> dict[str | None, set[str]]:
+    """Per scope, the server names a profile there is checked against, assuming every
+    server file can be read (the loader checks that assumption before using a result)."""
+    system = {e.id for e, *_ in files if e.kind is EntryKind.MCP_SERVER and e.project is None}
+    names: dict[str | None, set[str]] = {None: system}
+    for entry, *_ in files:
+        if entry.project is not None:
+            names.setdefault(entry.project, set(system))
+            if entry.kind is EntryKind.MCP_SERVER:
+                names[entry.project].add(entry.id)
+    return names
+
+
+def parse_clean(
+    files: Sequence[RawFile],
+    known: dict[str | None, KnownTools],
+    read: Reader,
+    workers: int,
+) -> dict[int, ParsedProfile]:
+    """The profiles among ``files`` that parse without a diagnostic, by index, parsed by up
+    to ``workers`` forked processes and this one; ``known`` holds each scope's known
+    tools, ``read`` the loader's reader (``(entry, path, escapes, size, out) -> bytes``)."""
+    profile_indexes = [i for i, f in enumerate(files) if f[0].kind is EntryKind.PROFILE]
+    chunks = [profile_indexes[i : i + CHUNK] for i in range(0, len(profile_indexes), CHUNK)]
+    parent = os.getpid()
+
+    def run(chunk: list[int]) -> bytes | list[tuple[int, ParsedProfile]]:
+        found: list[tuple[int, ParsedProfile]] = []
+        clean: list[_Clean] = []
+        for index in chunk:
+            entry, path, escapes, info = files[index]
+            scratch: list[Diagnostic] = []
+            raw = read(entry, path, escapes, info.st_size if info else -1, scratch)
+            if raw is None:
+                continue
+            parsed = parse_profile(
+                raw,
+                path=entry.rel_path,
+                expected_id=entry.id,
+                project=entry.project,
+                known_tools=known[entry.project],
+            )
+            profile, diagnostics, document = parsed
+            if profile is not None and document is not None and not diagnostics:
+                found.append((index, parsed))
+                clean.append((index, profile, document.text))
+        return found if os.getpid() == parent else _ENCODER.encode(clean)
+
+    done: dict[int, ParsedProfile] = {}
+    for result in ordered_map(run, chunks, workers):
+        if isinstance(result, bytes):
+            for index, profile, text in _DECODER.decode(result):
+                document = ProfileDocument(files[index][0].rel_path, text)
+                done[index] = ParsedProfile(profile, (), document)
+        else:
+            done.update(result)
+    return done

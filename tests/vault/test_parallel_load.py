@@ -1,0 +1,92 @@
+"""load_vault with forked workers gives exactly the snapshot a single process gives."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from agent_roster.vault import loader, parallel_load
+from agent_roster.vault.loader import load_vault
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "vault"
+
+
+def _vault(tmp_path: Path, copies: int) -> Path:
+    root = tmp_path / "vault"
+    shutil.copytree(EXAMPLES, root)
+    folder = root / "agent-types"
+    for source in sorted(p for p in folder.iterdir() if p.is_dir()):
+        text = (source / "profile.md").read_text()
+        for n in range(copies):
+            ident = f"{source.name}-{n}"
+            (folder / ident).mkdir()
+            (folder / ident / "profile.md").write_text(
+                text.replace(f"id: {source.name}\n", f"id: {ident}\n", 1)
+            )
+    # Profiles the careful path reports on: invalid JSON, a wrong id, an unknown server.
+    broken = folder / "coding-1" / "profile.md"
+    broken.write_text(broken.read_text().replace('"model":', '"model" ', 1))
+    wrong = folder / "qa-2" / "profile.md"
+    wrong.write_text(wrong.read_text().replace("id: qa-2\n", "id: qa-two\n", 1))
+    unknown = folder / "qa-3" / "profile.md"
+    unknown.write_text(
+        unknown.read_text().replace('["playwright",', '["nowhere", "playwright",', 1)
+    )
+    return root
+
+
+def _loads(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[loader.VaultSnapshot, loader.VaultSnapshot]:
+    serial = load_vault(root)
+    calls: list[int] = []
+    real = parallel_load.parse_clean
+
+    def counting(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(parallel_load, "PARALLEL_MIN_PROFILES", 2)
+    monkeypatch.setattr(parallel_load, "CHUNK", 7)
+    monkeypatch.setattr(parallel_load, "parse_clean", counting)
+    split = load_vault(root, workers=1)
+    assert calls == [1]
+    return serial, split
+
+
+def test_workers_give_the_same_snapshot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _vault(tmp_path, 8)
+    serial, split = _loads(root, monkeypatch)
+    assert len(serial.profiles) > 50
+    assert list(split.profiles) == list(serial.profiles)
+    assert split.profiles == serial.profiles
+    assert split.servers == serial.servers
+    assert split.diagnostics == serial.diagnostics
+    assert split.all_diagnostics() == serial.all_diagnostics()
+    # The broken ones were reported, with positions, as without workers.
+    codes = {d.code for d in serial.all_diagnostics()}
+    assert {"json-invalid", "id-mismatch", "mcp-server-unknown"} <= codes, codes
+    # Documents of clean profiles are rebuilt from their text, equal to the serial ones.
+    key = (None, "coding-5")
+    assert split.profiles[key].document == serial.profiles[key].document
+    assert split.profiles[key].document.structure.sections  # type: ignore[union-attr]
+
+
+def test_an_unreadable_server_file_sends_its_scope_back_to_the_serial_pass(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A server file that cannot be read leaves the registry smaller than the workers
+    # assumed: their results for that scope are not used.
+    root = _vault(tmp_path, 4)
+    outside = tmp_path / "elsewhere.md"
+    outside.write_text("---\nname: github\ntransport: stdio\ncommand: gh\n---\n")
+    github = root / "mcp-servers" / "github.md"
+    github.unlink()
+    os.symlink(outside, github)
+    serial, split = _loads(root, monkeypatch)
+    assert split.profiles == serial.profiles
+    assert split.diagnostics == serial.diagnostics
+    assert any(d.code == "path-outside-vault" for d in serial.diagnostics)
