@@ -23,6 +23,7 @@ from agent_roster.commands.harness import CREATED, UNCHANGED, UPDATED, render_ag
 from agent_roster.errors import NotFoundError, UsageError, VaultError
 from agent_roster.vault.loader import load_vault
 
+from ..example_copies import add_copies
 from .helpers import EXAMPLES
 
 
@@ -175,20 +176,6 @@ def test_can_unknown_profile_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 2 and "no profile 'nope'" in err
 
 
-def _many_profiles(vault: Path, copies: int) -> None:
-    # Each example profile again under ``copies`` more ids, so a render has enough agents
-    # to split into parts.
-    folder = vault / "agent-types"
-    for source in sorted(folder.iterdir()):
-        text = (source / "profile.md").read_text()
-        for n in range(copies):
-            ident = f"{source.name}-{n}"
-            (folder / ident).mkdir()
-            (folder / ident / "profile.md").write_text(
-                text.replace(f"id: {source.name}\n", f"id: {ident}\n", 1)
-            )
-
-
 def _tree(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
 
@@ -196,7 +183,7 @@ def _tree(root: Path) -> dict[str, bytes]:
 def test_a_render_split_across_processes_is_the_whole_render(
     vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _many_profiles(vault, 6)
+    add_copies(vault, 6)
     harnesses = ["claude", "opencode", "codex"]  # two split, one rendered whole
     whole = render_agents(vault, harnesses, out=tmp_path / "whole")
     forks: list[int] = []

@@ -11,21 +11,14 @@ import pytest
 from agent_roster.vault import loader, parallel_load
 from agent_roster.vault.loader import load_vault
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "vault"
+from ..example_copies import EXAMPLES, add_copies
 
 
 def _vault(tmp_path: Path, copies: int) -> Path:
     root = tmp_path / "vault"
     shutil.copytree(EXAMPLES, root)
+    add_copies(root, copies)
     folder = root / "agent-types"
-    for source in sorted(p for p in folder.iterdir() if p.is_dir()):
-        text = (source / "profile.md").read_text()
-        for n in range(copies):
-            ident = f"{source.name}-{n}"
-            (folder / ident).mkdir()
-            (folder / ident / "profile.md").write_text(
-                text.replace(f"id: {source.name}\n", f"id: {ident}\n", 1)
-            )
     # Profiles the careful path reports on: invalid JSON, a wrong id, an unknown server.
     broken = folder / "coding-1" / "profile.md"
     broken.write_text(broken.read_text().replace('"model":', '"model" ', 1))
