@@ -258,3 +258,16 @@ def test_render_prints_each_loss_once_with_its_profiles(
     assert len(names) == 6
     assert tags.endswith(f"[{', '.join(names[:5])} and 1 more]")
     assert out.rstrip().endswith("(--json lists every profile of every loss)")
+
+
+def test_render_names_the_vaults_embedded_server(vault: Path, tmp_path: Path) -> None:
+    # Bare command names are written under the name roster.toml gives roster's own server.
+    config = vault / "roster.toml"
+    config.write_text(config.read_text().replace('name = "agent-queue"', 'name = "roster-cmds"'))
+    render_agents(vault, ["claude", "copilot"], out=tmp_path, ids=["supervisor"])
+    claude = (tmp_path / ".claude" / "agents" / "supervisor.md").read_text()
+    assert "mcp__roster-cmds__create_task" in claude
+    assert "agent-queue" not in claude
+    copilot = (tmp_path / ".github" / "agents" / "supervisor.agent.md").read_text()
+    assert "roster-cmds/create_task" in copilot
+    assert "agent-queue" not in copilot

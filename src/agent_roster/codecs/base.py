@@ -22,6 +22,7 @@ from typing import Protocol
 import msgspec
 
 from agent_roster.diagnostics import Diagnostic
+from agent_roster.known_tools import DEFAULT_EMBEDDED_SERVER
 from agent_roster.model.mcp import McpServer
 from agent_roster.model.profile import AgentProfile
 
@@ -85,6 +86,9 @@ class RenderRequest(msgspec.Struct, frozen=True, kw_only=True):
     profiles: tuple[AgentProfile, ...]
     servers: Mapping[str, McpServer]
     scope: Scope = Scope.PROJECT
+    #: The name of roster's own command server in this vault (roster.toml ``[embedded]``):
+    #: bare command names in tool lists are written as that server's tools.
+    embedded: str = DEFAULT_EMBEDDED_SERVER
     #: Render one part of the job (codecs with ``partitioned = True`` only): the agent
     #: files of ``profiles[start:stop]`` with their losses and diagnostics and, when
     #: ``shared`` is set, the files every agent shares (an MCP config) with theirs, after

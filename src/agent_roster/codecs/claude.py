@@ -104,7 +104,7 @@ class ClaudeCodec:
                 if not self._problems(profile):
                     rendered.append(profile)
                 continue
-            native = self._render_agent(profile, losses, diagnostics)
+            native = self._render_agent(profile, losses, diagnostics, request.embedded)
             if native is not None:
                 files.append(native)
                 rendered.append(profile)
@@ -139,7 +139,11 @@ class ClaudeCodec:
         return problems
 
     def _render_agent(
-        self, profile: AgentProfile, losses: list[Loss], diagnostics: list[Diagnostic]
+        self,
+        profile: AgentProfile,
+        losses: list[Loss],
+        diagnostics: list[Diagnostic],
+        embedded: str = DEFAULT_EMBEDDED_SERVER,
     ) -> NativeFile | None:
         path = f"{AGENTS_DIR}/{profile.id}.md"
         problems = self._problems(profile)
@@ -153,7 +157,7 @@ class ClaudeCodec:
         profile_losses += dropped(profile, _DROPS, self.title)
         data: dict[str, Any] = {"name": profile.id, "description": profile.description}
         constraints: list[str] = []
-        perms = ClaudePermissions(profile)
+        perms = ClaudePermissions(profile, embedded)
         narrowed_allow = [t for t in profile.allowed_tools if is_narrowed(t)]
         if narrowed_allow:
             constraints += narrowed_sentences(narrowed_allow, allow=True)
@@ -179,7 +183,9 @@ class ClaudeCodec:
                     f"{', '.join(narrowed_deny)} are embedded as prose",
                 )
             )
-        bare = [t for t in profile.allowed_tools + profile.denied_tools if native_tool(t) != t]
+        bare = [
+            t for t in profile.allowed_tools + profile.denied_tools if native_tool(t, embedded) != t
+        ]
         if bare:
             profile_losses.append(
                 _loss(
@@ -187,13 +193,13 @@ class ClaudeCodec:
                     "allowed_tools" if set(bare) & set(profile.allowed_tools) else "denied_tools",
                     LossOutcome.TRANSLATED,
                     f"embedded commands {', '.join(dedupe(bare))} written as "
-                    f"mcp__{DEFAULT_EMBEDDED_SERVER}__<name> (that server is roster's own)",
+                    f"mcp__{embedded}__<name> (that server is roster's own)",
                 )
             )
         if profile.allowed_tools or perms.lead_deny:
-            tools = [native_tool(t) for t in profile.allowed_tools] + perms.allow
+            tools = [native_tool(t, embedded) for t in profile.allowed_tools] + perms.allow
             data["tools"] = dedupe(tools)
-        denied = [native_tool(t) for t in profile.denied_tools if not is_narrowed(t)]
+        denied = [native_tool(t, embedded) for t in profile.denied_tools if not is_narrowed(t)]
         if denied or perms.deny:
             data["disallowedTools"] = dedupe(denied + perms.deny)
         self._permission_losses(profile, perms, profile_losses)

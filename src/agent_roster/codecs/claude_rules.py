@@ -74,13 +74,14 @@ def tools_for_key(key: str, servers: Sequence[str]) -> list[str]:
 
 
 @lru_cache(maxsize=8192)  # pure, and profiles repeat the same names
-def native_tool(name: str) -> str:
-    """Canonical → Claude: bare embedded commands get their server prefix, as the launcher
-    does (``resolve/tools.for_claude``); everything else is already a Claude name."""
+def native_tool(name: str, embedded: str = DEFAULT_EMBEDDED_SERVER) -> str:
+    """Canonical → Claude: bare embedded commands get their server prefix (``embedded``),
+    as the launcher does (``resolve/tools.for_claude``); anything else is already a
+    Claude name."""
     base = name.split("(", 1)[0]
     if name.startswith("mcp__") or base in CLAUDE_BUILTIN_TOOLS:
         return name
-    return f"mcp__{DEFAULT_EMBEDDED_SERVER}__{name}"
+    return f"mcp__{embedded}__{name}"
 
 
 def name_problem(ident: str) -> str:
@@ -98,7 +99,7 @@ def name_problem(ident: str) -> str:
 class ClaudePermissions:
     """What the canonical ``permission`` rules add to ``tools``/``disallowedTools``."""
 
-    def __init__(self, profile: AgentProfile) -> None:
+    def __init__(self, profile: AgentProfile, embedded: str = DEFAULT_EMBEDDED_SERVER) -> None:
         self.allow: list[str] = []
         self.deny: list[str] = []
         self.constraints: list[str] = []
@@ -110,7 +111,7 @@ class ClaudePermissions:
             "*",
             PermissionAction.DENY,
         )
-        effective = effective_rules(profile, embedded=DEFAULT_EMBEDDED_SERVER)
+        effective = effective_rules(profile, embedded=embedded)
         for index, rule in enumerate(rules):
             if rule.permission == "*" and rule.pattern == "*" and index == 0 and self.lead_deny:
                 continue  # expressed by writing an explicit tools allowlist

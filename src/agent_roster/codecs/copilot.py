@@ -58,7 +58,7 @@ _DROPS = {
 }
 
 
-def native_tool(name: str) -> str | None:
+def native_tool(name: str, embedded: str = DEFAULT_EMBEDDED_SERVER) -> str | None:
     """Canonical → Copilot: the primary alias, ``<server>/<tool>`` for MCP names, the
     embedded server's prefix for bare commands; ``None`` when Copilot has no such tool."""
     ref = split_ref(name)
@@ -68,7 +68,7 @@ def native_tool(name: str) -> str | None:
     if native is not None:
         return native.name
     if ref.tool.islower() and ref.tool.replace("_", "").isalnum():
-        return f"{DEFAULT_EMBEDDED_SERVER}/{ref.tool}"
+        return f"{embedded}/{ref.tool}"
     return None
 
 
@@ -89,7 +89,7 @@ class CopilotCodec:
         rendered = []
         folder = PROJECT_DIR if request.scope is Scope.PROJECT else USER_DIR
         for profile in request.profiles:
-            native = self._render_agent(profile, folder, losses, diagnostics)
+            native = self._render_agent(profile, folder, losses, diagnostics, request.embedded)
             if native is not None:
                 files.append(native)
                 rendered.append(profile)
@@ -110,6 +110,7 @@ class CopilotCodec:
         folder: str,
         losses: list[Loss],
         diagnostics: list[Diagnostic],
+        embedded: str,
     ) -> NativeFile | None:
         path = f"{folder}/{profile.id}.agent.md"
         if not profile.description.strip():
@@ -126,7 +127,7 @@ class CopilotCodec:
         data: dict[str, Any] = {"name": profile.name or profile.id}
         data["description"] = profile.description
         constraints: list[str] = []
-        tools = self._tools(profile, constraints, out)
+        tools = self._tools(profile, constraints, out, embedded)
         if tools is not None:
             data["tools"] = tools
         if profile.model:
@@ -160,11 +161,11 @@ class CopilotCodec:
         return NativeFile(path=path, content=write_native(data, body))
 
     def _tools(
-        self, profile: AgentProfile, constraints: list[str], out: list[Loss]
+        self, profile: AgentProfile, constraints: list[str], out: list[Loss], embedded: str
     ) -> list[str] | None:
         """The ``tools`` allowlist (permissions.md §3, Copilot row), or ``None`` to omit
         it (every tool): written only when something is allowed-only or denied."""
-        rules = effective_rules(profile, embedded=DEFAULT_EMBEDDED_SERVER)
+        rules = effective_rules(profile, embedded=embedded)
         denies = [r for r in rules if r.rule.action is PermissionAction.DENY]
         if not profile.allowed_tools and not denies:
             if profile.permission:
@@ -186,11 +187,11 @@ class CopilotCodec:
             if ref.argument is not None:
                 narrowed.append(name)
             members = ALIASES.get(name, (ref.tool,)) if ref.server is None else (name,)
-            native = native_tool(members[0]) if name in ALIASES else native_tool(name)
+            native = native_tool(members[0] if name in ALIASES else name, embedded)
             if native is None:
                 unmapped.append(name)
                 continue
-            keys = [opencode_key(m, embedded=DEFAULT_EMBEDDED_SERVER) for m in members]
+            keys = [opencode_key(m, embedded=embedded) for m in members]
             if any(evaluate(deny_rules, key).action is PermissionAction.DENY for key in keys):
                 continue
             if native not in tools:

@@ -28,6 +28,7 @@ from agent_roster.commands.output_folder import (
 )
 from agent_roster.diagnostics import Diagnostic, did_you_mean
 from agent_roster.errors import NotFoundError, UsageError, VaultError
+from agent_roster.known_tools import DEFAULT_EMBEDDED_SERVER
 from agent_roster.model.mcp import McpServer
 from agent_roster.model.profile import AgentProfile
 from agent_roster.parallel import available_workers, ordered_map
@@ -56,6 +57,8 @@ class EffectiveSet(NamedTuple):
     profiles: tuple[AgentProfile, ...]
     servers: dict[str, McpServer]
     diagnostics: tuple[Diagnostic, ...]
+    #: The vault's name for roster's own command server (roster.toml ``[embedded]``).
+    embedded: str = DEFAULT_EMBEDDED_SERVER
 
 
 def load_effective(
@@ -96,7 +99,7 @@ def load_effective(
         profiles.append(found.profile)
         for server in found.servers:
             by_name.setdefault(server.name, server)
-    return EffectiveSet(tuple(profiles), by_name, tuple(problems))
+    return EffectiveSet(tuple(profiles), by_name, tuple(problems), config.embedded.name)
 
 
 class RenderReport(NamedTuple):
@@ -174,7 +177,12 @@ def _render(
     dry_run: bool,
 ) -> RenderReport:
     effective = load_effective(vault, ids, project=project)
-    request = RenderRequest(profiles=effective.profiles, servers=effective.servers, scope=scope)
+    request = RenderRequest(
+        profiles=effective.profiles,
+        servers=effective.servers,
+        scope=scope,
+        embedded=effective.embedded,
+    )
     folder = OutputFolder(base)
 
     def run(codec: Codec, part: RenderRequest) -> _Outcome:
