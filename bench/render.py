@@ -13,7 +13,7 @@ servers they use. Then, with a warm page cache, repeated
 (``--reps``) and interleaved (the order rotates each repetition), wall time of:
 
 * **rulesync** — ``rulesync generate`` (targets claudecode, opencode; features subagents,
-  mcp) as a subprocess, its previous outputs removed first (untimed);
+  mcp) as a subprocess, in a fresh copy of its project (copied untimed);
 * **ours** — ``commands.harness.render_agents(vault, ["claude", "opencode"], out=DIR)`` in
   this process into a fresh folder: loading and parsing the vault, merging, rendering and
   writing every file;
@@ -32,7 +32,9 @@ Both sides write their 20,000 files under one folder, by default on a tmpfs (``/
 ``--tmp DIR`` to choose): the comparison is between the two programs, not the disk. On the
 ext4 disk of the machine this was developed on, creating 20,000 small files took from 1 s
 to 11 s from one minute to the next (write-back stalls), the same cost added to both sides
-whatever they do. The header names the filesystem used. Prints a table, PASS/FAIL lines and,
+whatever they do. The header names the filesystem used. Nothing is deleted until the end
+(each run gets a fresh folder): on ext4, creating files within half a minute of deleting
+20,000 others is several times slower, whoever does it. Prints a table, PASS/FAIL lines and,
 last, one JSON line; exits 0 when the target passes, 1 when it does not or a count is wrong,
 2 when it cannot run (rulesync, a codec or ``render_agents`` missing).
 """
@@ -234,14 +236,6 @@ def run_subprocess(argv: list[str], cwd: Path) -> tuple[float, float, int, str]:
 RULESYNC_INPUTS = (".rulesync", "rulesync.jsonc")
 
 
-def clear_outputs(project: Path) -> None:
-    """Remove what rulesync wrote, keeping its inputs."""
-    for entry in os.scandir(project):
-        if entry.name not in RULESYNC_INPUTS:
-            path = Path(entry.path)
-            shutil.rmtree(path) if entry.is_dir() else path.unlink()
-
-
 def run_rulesync(rulesync: str, project: Path) -> Run:
     wall, cpu, code, err = run_subprocess([rulesync, "generate"], project)
     if code != 0:
@@ -303,24 +297,27 @@ def measure(args: argparse.Namespace, rulesync: str, version: str, work: Path) -
         slot += 1
         return work / f"out-{slot}"
 
+    # Nothing is deleted until the end: every run writes into a fresh folder, rulesync into
+    # a fresh copy of its project (copied untimed). Deleting 20,000 files between runs
+    # makes ext4's inode allocator scan past the recently deleted ones for the next half
+    # minute, a cost that has nothing to do with either program.
     def rulesync_once() -> None:
-        clear_outputs(project)  # a fresh output, as ours gets (untimed)
-        rs.runs.append(run_rulesync(rulesync, project))
+        copy = fresh()
+        shutil.copytree(project, copy)
+        rs.runs.append(run_rulesync(rulesync, copy))
         if args.again:
-            rs_again.runs.append(run_rulesync(rulesync, project))
+            rs_again.runs.append(run_rulesync(rulesync, copy))
 
     def ours_once() -> None:
         out = fresh()
         ours.runs.append(run_ours(vault, out))
         if args.again:
             ours_again.runs.append(run_ours(vault, out))
-        shutil.rmtree(out, ignore_errors=True)
 
     def cli_once() -> None:
         out = fresh()
         out.mkdir()
         cli.runs.append(run_cli(vault, out))
-        shutil.rmtree(out, ignore_errors=True)
 
     order: list[Callable[[], None]] = [rulesync_once, ours_once, cli_once]
     for rep in range(args.reps):  # interleaved, rotating, so drift hits all alike

@@ -63,3 +63,29 @@ def test_a_planted_temp_name_is_never_written_through(tmp_path: Path) -> None:
     atomic_write(folder / "f.md", "content")
     assert (folder / "f.md").read_text() == "content"
     assert outside.read_text() == "secret"
+
+
+def test_a_new_file_is_linked_in_whole(tmp_path: Path) -> None:
+    target = tmp_path / "new.md"
+    atomic_write(target, "fresh\n", mode=0o640, durable=False, new=True)
+    assert target.read_text() == "fresh\n"
+    assert stat.S_IMODE(target.stat().st_mode) == 0o640
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["new.md"]
+
+
+@pytest.mark.parametrize("durable", [False, True])
+def test_new_falls_back_when_something_is_there_after_all(tmp_path: Path, durable: bool) -> None:
+    # The caller believed the path free; a file or a symlink there is replaced as a
+    # whole, and a symlink's target is never written.
+    outside = tmp_path / "outside.txt"
+    outside.write_text("keep")
+    folder = tmp_path / "out"
+    folder.mkdir()
+    (folder / "a.md").write_text("old")
+    os.symlink(outside, folder / "b.md")
+    atomic_write(folder / "a.md", "A", durable=durable, new=True)
+    atomic_write(folder / "b.md", "B", durable=durable, new=True)
+    assert (folder / "a.md").read_text() == "A"
+    assert not (folder / "b.md").is_symlink() and (folder / "b.md").read_text() == "B"
+    assert outside.read_text() == "keep"
+    assert _leftovers(folder) == []

@@ -137,6 +137,7 @@ class OutputFolder:
                     mode=native.mode,
                     durable=False,
                     make_folder=not folder_exists,
+                    new=not exists,
                 )
                 self._written(path)
             results.append(FileResult(harness, shown, status, diff))

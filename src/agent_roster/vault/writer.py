@@ -24,6 +24,7 @@ def atomic_write(
     mode: int = 0o644,
     durable: bool = True,
     make_folder: bool = True,
+    new: bool = False,
 ) -> None:
     """Write ``content`` to ``path`` atomically (temp file, fsync, rename, fsync folder).
 
@@ -31,21 +32,21 @@ def atomic_write(
     torn one, but a power cut may lose the write. Only for derived files that are rewritten
     on demand (``roster render`` output), where 20,000 fsyncs would dominate the run.
     ``make_folder=False`` skips creating missing parent folders, for callers that know the
-    folder exists."""
+    folder exists. ``new=True`` says nothing is at ``path`` yet: the content is written
+    into an unnamed file that is then linked there, one change to the folder instead of
+    two (where the platform cannot, or something appeared there meanwhile, the temp file
+    and rename are used as usual)."""
     target = os.fspath(path)
     data = content.encode("utf-8") if isinstance(content, str) else content
     folder, name = os.path.split(target)
     if folder and make_folder:
         os.makedirs(folder, exist_ok=True)
+    if new and _link_new(folder, name, data, mode, durable):
+        return
     fd, tmp_name = _create_temp(folder, name)
     try:
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fchmod(fd, mode)  # exactly ``mode``, whatever the umask
-            if durable:
-                os.fsync(fd)
+            _write_all(fd, data, mode, durable)
         finally:
             os.close(fd)
         os.replace(tmp_name, target)
@@ -55,6 +56,45 @@ def atomic_write(
         raise
     if durable:
         _fsync_dir(Path(folder or "."))
+
+
+def _write_all(fd: int, data: bytes, mode: int, durable: bool) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+    os.fchmod(fd, mode)  # exactly ``mode``, whatever the umask
+    if durable:
+        os.fsync(fd)
+
+
+_O_TMPFILE = getattr(os, "O_TMPFILE", 0)
+
+
+def _link_new(folder: str, name: str, data: bytes, mode: int, durable: bool) -> bool:
+    # Linux: an unnamed file in ``folder`` (O_TMPFILE), filled, then linked as ``name``
+    # through /proc (linkat with AT_SYMLINK_FOLLOW, which needs no privilege). Readers
+    # see nothing until the file is complete. False: not done, use the temp file.
+    if not _O_TMPFILE:
+        return False
+    where = folder or "."
+    try:
+        fd = os.open(where, _O_TMPFILE | os.O_WRONLY | getattr(os, "O_CLOEXEC", 0), 0o600)
+    except OSError:  # a filesystem without unnamed files
+        return False
+    try:
+        _write_all(fd, data, mode, durable)
+        folder_fd = os.open(where, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        try:
+            os.link(f"/proc/self/fd/{fd}", name, dst_dir_fd=folder_fd, follow_symlinks=True)
+            if durable:
+                os.fsync(folder_fd)
+        except OSError:  # taken meanwhile, or no /proc: the rename path decides
+            return False
+        finally:
+            os.close(folder_fd)
+    finally:
+        os.close(fd)
+    return True
 
 
 _temp_serial = itertools.count()
