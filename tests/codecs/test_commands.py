@@ -271,3 +271,11 @@ def test_render_names_the_vaults_embedded_server(vault: Path, tmp_path: Path) ->
     copilot = (tmp_path / ".github" / "agents" / "supervisor.agent.md").read_text()
     assert "roster-cmds/create_task" in copilot
     assert "agent-queue" not in copilot
+
+
+def test_render_of_a_vault_without_profiles_writes_nothing(tmp_path: Path) -> None:
+    empty = tmp_path / "vault"
+    empty.mkdir()
+    report = render_agents(empty, ["claude", "opencode"], out=tmp_path / "ws")
+    assert report.ok and report.files == ()
+    assert not (tmp_path / "ws").exists() or not any((tmp_path / "ws").rglob("*"))

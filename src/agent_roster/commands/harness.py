@@ -248,6 +248,7 @@ def _parts(count: int) -> list[tuple[int, int]]:
     # work, but each part's report (a few MB for thousands of agents) blocks its worker
     # on the pipe until this process reads it, which it does only between its own parts.
     workers = available_workers() if count >= PARALLEL_MIN_PROFILES else 0
-    pieces = workers + 1
-    size = -(-count // pieces)
-    return [(start, min(start + size, count)) for start in range(0, count, size)] or [(0, 0)]
+    if not workers:
+        return [(0, count)]
+    size = -(-count // (workers + 1))
+    return [(start, min(start + size, count)) for start in range(0, count, size)]
