@@ -55,15 +55,30 @@ def available_workers() -> int:
 
 
 def ordered_map(
-    fn: Callable[[T], R], chunks: Sequence[T], workers: int
+    fn: Callable[[T], R],
+    chunks: Sequence[T],
+    workers: int,
+    *,
+    encode: Callable[[R], bytes] | None = None,
+    decode: Callable[[bytes], R] | None = None,
 ) -> Generator[R, None, None]:
     """``fn(chunk)`` for every chunk, in order, computed by up to ``workers`` forked
-    processes and this one. ``fn`` and the chunks reach the workers by ``fork``; results
-    must pickle. Close the iterator (or exhaust it) to reap the workers."""
+    processes and this one. ``fn`` and the chunks reach the workers by ``fork``; a
+    worker's results come back pickled, or through ``encode``/``decode`` when given (both
+    or neither: msgpack, say, for results pickle is slow on). Results computed in this
+    process are returned as they are. Close the iterator (or exhaust it) to reap the
+    workers."""
     # The tickets must fit the pipe (64 KiB) before any worker reads one.
     if workers < 1 or not 2 <= len(chunks) <= _MAX_CHUNKS:
         return (fn(chunk) for chunk in chunks)
-    return _Pool(fn, chunks, min(workers, len(chunks) - 1)).results()
+    pool = _Pool(fn, chunks, min(workers, len(chunks) - 1))
+    if encode is not None and decode is not None:
+        pool.encode, pool.decode = encode, decode
+    return pool.results()
+
+
+def _pickled(result: object) -> bytes:
+    return pickle.dumps(result, protocol=5)
 
 
 class _Pool(Generic[T, R]):
@@ -71,6 +86,8 @@ class _Pool(Generic[T, R]):
         self.fn = fn
         self.chunks = chunks
         self.workers = workers
+        self.encode: Callable[[R], bytes] = _pickled
+        self.decode: Callable[[bytes], R] = pickle.loads  # written by our own fork
         self.tickets = -1
         self.pids: list[int] = []
         #: Result pipes still open, with the bytes read from each that are not yet a frame.
@@ -123,8 +140,7 @@ class _Pool(Generic[T, R]):
                 payload = self.done.pop(index)
                 if payload is None:  # the worker failed on it: doing it here raises properly
                     return self._run(index)
-                result: R = pickle.loads(payload)  # noqa: S301 - written by our own fork
-                return result
+                return self.decode(payload)
             claimed = self._claim()
             if claimed is not None:  # rather than wait, do the next unclaimed chunk here
                 mine[claimed] = self._run(claimed)
@@ -213,7 +229,7 @@ class _Pool(Generic[T, R]):
             with os.fdopen(sink, "wb") as out:
                 while (index := self._claim()) is not None:
                     try:
-                        payload = pickle.dumps(self.fn(self.chunks[index]), protocol=5)
+                        payload = self.encode(self.fn(self.chunks[index]))
                     except Exception:
                         out.write(_HEADER.pack(index, _FAILED))
                     else:

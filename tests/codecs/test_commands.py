@@ -189,9 +189,9 @@ def test_a_render_split_across_processes_is_the_whole_render(
     forks: list[int] = []
     real_map = harness.ordered_map
 
-    def recording_map(fn, chunks, workers):  # type: ignore[no-untyped-def]
+    def recording_map(fn, chunks, workers, **options):  # type: ignore[no-untyped-def]
         forks.append(workers)
-        return real_map(fn, chunks, workers)
+        return real_map(fn, chunks, workers, **options)
 
     monkeypatch.setattr(harness, "PARALLEL_MIN_PROFILES", 2)
     monkeypatch.setattr(harness, "available_workers", lambda: 1)

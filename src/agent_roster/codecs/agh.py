@@ -66,7 +66,7 @@ class AghCodec:
                     if found is not None:
                         files.append(found)
         if any(d.is_error for d in diagnostics):
-            return Discovery(diagnostics=tuple(diagnostics), refused=True)
+            return Discovery(diagnostics=tuple(diagnostics))
         profiles: list[AgentProfile] = []
         servers: dict[str, McpServer] = {}
         losses: list[Loss] = []

@@ -138,7 +138,12 @@ class Discovery(msgspec.Struct, frozen=True, kw_only=True):
     servers: tuple[McpServer, ...] = ()
     losses: tuple[Loss, ...] = ()
     diagnostics: tuple[Diagnostic, ...] = ()
-    refused: bool = False
+
+    @property
+    def refused(self) -> bool:
+        """An error diagnostic is the harness refusing something (``harness-invalid`` and
+        its kin are errors by definition), so this is derived, never tracked apart."""
+        return any(d.is_error for d in self.diagnostics)
 
 
 class Codec(Protocol):

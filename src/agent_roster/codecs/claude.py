@@ -312,7 +312,6 @@ class ClaudeCodec:
         diagnostics: list[Diagnostic] = []
         losses: list[Loss] = []
         chosen: dict[str, ReadAgent] = {}
-        refused = False
         for folder in (roots.home / AGENTS_DIR, roots.workspace / AGENTS_DIR):
             layer: dict[str, list[ReadAgent]] = {}
             for path in list_files(folder, ".md", recursive=True):
@@ -330,11 +329,9 @@ class ClaudeCodec:
                     continue
                 found = read_agent_file(path, diagnostics)
                 if found is None:
-                    refused = True
                     continue
                 read = read_agent(found)
                 diagnostics.extend(read.diagnostics)
-                refused = refused or any(d.is_error for d in read.diagnostics)
                 if read.profile is not None:
                     layer.setdefault(read.profile.id, []).append(read)
             for name, reads in layer.items():
@@ -365,7 +362,6 @@ class ClaudeCodec:
             servers=tuple(servers),
             losses=tuple(losses),
             diagnostics=tuple(diagnostics),
-            refused=refused or any(d.is_error for d in diagnostics),
         )
 
     def _servers(

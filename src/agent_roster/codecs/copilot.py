@@ -272,19 +272,16 @@ class CopilotCodec:
         losses: list[Loss] = []
         chosen: dict[str, AgentProfile] = {}
         inline: dict[str, McpServer] = {}
-        refused = False
         for folder in (roots.home / USER_DIR, roots.workspace / PROJECT_DIR):
             layer: dict[str, AgentProfile] = {}
             for path in list_files(folder, ".md", recursive=False):
                 ident = path.name.removesuffix(".md").removesuffix(".agent")
                 found = read_agent_file(path, diagnostics)
                 if found is None:
-                    refused = True
                     continue
                 read = read_agent(found, ident)
                 diagnostics.extend(read.diagnostics)
                 losses.extend(read.losses)
-                refused = refused or any(d.is_error for d in read.diagnostics)
                 if read.profile is None:
                     continue
                 previous = layer.get(ident)
@@ -313,7 +310,6 @@ class CopilotCodec:
             servers=tuple(servers[n] for n in sorted(servers) if n in used),
             losses=tuple(losses),
             diagnostics=tuple(diagnostics),
-            refused=refused or any(d.is_error for d in diagnostics),
         )
 
     def _servers(self, roots: Roots, out: list[Diagnostic]) -> dict[str, McpServer]:

@@ -176,17 +176,14 @@ class CursorCodec:
         diagnostics: list[Diagnostic] = []
         losses: list[Loss] = []
         chosen: dict[str, AgentProfile] = {}
-        refused = False
         for folder in (roots.home / AGENTS_DIR, roots.workspace / AGENTS_DIR):
             for path in list_files(folder, ".md", recursive=False):
                 found = read_agent_file(path, diagnostics)
                 if found is None:
-                    refused = True
                     continue
                 profile, file_losses, problems = self._read(found)
                 diagnostics.extend(problems)
                 losses.extend(file_losses)
-                refused = refused or any(d.is_error for d in problems)
                 if profile is None:
                     continue
                 if profile.id in chosen:
@@ -215,7 +212,6 @@ class CursorCodec:
             servers=tuple(servers[name] for name in sorted(servers)),
             losses=tuple(losses),
             diagnostics=tuple(diagnostics),
-            refused=refused or any(d.is_error for d in diagnostics),
         )
 
     def _read(self, found: AgentFile) -> tuple[AgentProfile | None, list[Loss], list[Diagnostic]]:

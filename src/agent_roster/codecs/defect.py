@@ -98,7 +98,7 @@ class DefectCodec:
                     )
                 chosen[name] = found
         if failed:
-            return Discovery(diagnostics=tuple(diagnostics), refused=True)
+            return Discovery(diagnostics=tuple(diagnostics))
         configs = [
             roots.home / mcp.USER_CONFIG,
             repo_root / mcp.PROJECT_CONFIG,
@@ -138,7 +138,6 @@ class DefectCodec:
             servers=tuple(servers.values()),
             losses=tuple(losses),
             diagnostics=tuple(diagnostics),
-            refused=any(d.is_error for d in diagnostics),
         )
 
     # -- render ---------------------------------------------------------------------------

@@ -117,7 +117,6 @@ class GeminiCodec:
             servers=tuple(used.values()),
             losses=tuple(losses),
             diagnostics=tuple(out),
-            refused=any(d.is_error for d in out),
         )
 
     def render(self, request: RenderRequest, existing: ReadExisting) -> Rendering:

@@ -59,7 +59,6 @@ class _State:
         self.mcp_source: dict[str, str] = {}
         self.diagnostics: list[Diagnostic] = []
         self.losses: list[Loss] = []
-        self.refused = False
 
     def refuse(
         self,
@@ -70,7 +69,6 @@ class _State:
         column: int = 1,
         code: str = "harness-field-type",
     ) -> None:
-        self.refused = True
         self.diagnostics.append(
             harness_diagnostic(
                 code,
@@ -363,5 +361,4 @@ def discover(roots: Roots) -> Discovery:
         servers=tuple(servers),
         losses=tuple(state.losses),
         diagnostics=tuple(state.diagnostics),
-        refused=state.refused,
     )

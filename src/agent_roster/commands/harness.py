@@ -197,19 +197,20 @@ def _render(
         # Agent files are independent of each other: parts of the job render and write
         # them in forked processes (see RenderRequest.part), the shared files in the last,
         # where a whole render puts them too.
-        parent = os.getpid()
-
-        def run_part(bounds: tuple[int, int]) -> bytes | list[_Outcome]:
+        def run_part(bounds: tuple[int, int]) -> list[_Outcome]:
             last = bounds[1] == len(request.profiles)
             part = msgspec.structs.replace(request, part=bounds, shared=last)
-            found = [run(codec, part) for codec in split]
-            # A worker's report goes back as msgpack, not pickle: a tenth of the cost for
-            # the tens of thousands of losses a large render reports. A part this process
-            # runs itself is not encoded at all.
-            return found if os.getpid() == parent else _ENCODER.encode(found)
+            return [run(codec, part) for codec in split]
 
-        for result in ordered_map(run_part, parts, available_workers()):
-            found = _DECODER.decode(result) if isinstance(result, bytes) else result
+        # A worker's report comes back as msgpack, not pickle: a tenth of the cost for the
+        # tens of thousands of losses a large render reports.
+        for found in ordered_map(
+            run_part,
+            parts,
+            available_workers(),
+            encode=_ENCODER.encode,
+            decode=_DECODER.decode,
+        ):
             for codec, outcome in zip(split, found, strict=True):
                 outcomes.setdefault(codec.name, []).append(outcome)
     files: list[FileResult] = []

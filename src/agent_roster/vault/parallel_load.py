@@ -11,7 +11,6 @@ the snapshot is the same either way (tests/vault/test_parallel_load.py compares 
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 
 import msgspec
@@ -30,6 +29,7 @@ PARALLEL_MIN_PROFILES = 2_000
 CHUNK = 200
 
 _Clean = tuple[int, AgentProfile, str]
+_Found = list[tuple[int, ParsedProfile]]
 #: The loader's reader: (entry, path, escapes, size, diagnostics out) -> bytes or None.
 Reader = Callable[[VaultEntry, str, bool, int, list[Diagnostic]], "bytes | None"]
 _ENCODER = msgspec.msgpack.Encoder()
@@ -60,11 +60,9 @@ def parse_clean(
     tools, ``read`` the loader's reader (``(entry, path, escapes, size, out) -> bytes``)."""
     profile_indexes = [i for i, f in enumerate(files) if f[0].kind is EntryKind.PROFILE]
     chunks = [profile_indexes[i : i + CHUNK] for i in range(0, len(profile_indexes), CHUNK)]
-    parent = os.getpid()
 
-    def run(chunk: list[int]) -> bytes | list[tuple[int, ParsedProfile]]:
-        found: list[tuple[int, ParsedProfile]] = []
-        clean: list[_Clean] = []
+    def run(chunk: list[int]) -> _Found:
+        found: _Found = []
         for index in chunk:
             entry, path, escapes, info = files[index]
             scratch: list[Diagnostic] = []
@@ -78,18 +76,29 @@ def parse_clean(
                 project=entry.project,
                 known_tools=known[entry.project],
             )
-            profile, diagnostics, document = parsed
-            if profile is not None and document is not None and not diagnostics:
+            if (
+                parsed.profile is not None
+                and parsed.document is not None
+                and not parsed.diagnostics
+            ):
                 found.append((index, parsed))
-                clean.append((index, profile, document.text))
-        return found if os.getpid() == parent else _ENCODER.encode(clean)
+        return found
+
+    def encode(found: _Found) -> bytes:
+        clean: list[_Clean] = [
+            (i, p.profile, p.document.text)
+            for i, p in found
+            if p.profile is not None and p.document is not None  # always, by ``run``
+        ]
+        return _ENCODER.encode(clean)
+
+    def decode(data: bytes) -> _Found:
+        return [
+            (i, ParsedProfile(profile, (), ProfileDocument(files[i][0].rel_path, text)))
+            for i, profile, text in _DECODER.decode(data)
+        ]
 
     done: dict[int, ParsedProfile] = {}
-    for result in ordered_map(run, chunks, workers):
-        if isinstance(result, bytes):
-            for index, profile, text in _DECODER.decode(result):
-                document = ProfileDocument(files[index][0].rel_path, text)
-                done[index] = ParsedProfile(profile, (), document)
-        else:
-            done.update(result)
+    for found in ordered_map(run, chunks, workers, encode=encode, decode=decode):
+        done.update(found)
     return done
