@@ -27,6 +27,7 @@ from agent_roster.vault.profile_lists import INSTALL_KEYS as INSTALL_KEYS
 from agent_roster.vault.profile_lists import NPM_NAME as NPM_NAME
 from agent_roster.vault.profile_lists import PIP_REQ as PIP_REQ
 from agent_roster.vault.profile_lists import TOOLS_KEYS as TOOLS_KEYS
+from agent_roster.vault.profile_lists import json_object
 from agent_roster.vault.profile_lists import validate_install as validate_install
 from agent_roster.vault.profile_lists import validate_mcp_servers as validate_mcp_servers
 from agent_roster.vault.profile_lists import validate_tools as validate_tools
@@ -67,15 +68,8 @@ def _is_number(value: Any) -> bool:
 
 def validate_config(block: JsonBlock, r: Reporter) -> dict[str, Any]:
     """Config: returns model field name → value for every key that passed."""
-    data = block.value
-    if not isinstance(data, dict):
-        r.at(
-            block,
-            (),
-            "json-type",
-            f"## Config must hold a JSON object, got {json_type(data)}",
-            'write {"model": "...", "permission_mode": "..."}',
-        )
+    data = json_object(block, r, "Config", 'write {"model": "...", "permission_mode": "..."}')
+    if data is None:
         return {}
     out: dict[str, Any] = {}
     extra: dict[str, Any] = {}

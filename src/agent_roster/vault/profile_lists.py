@@ -36,32 +36,39 @@ COMMAND = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._+-]*$")
 _MEMO_LIMIT = 10_000
 
 
+def json_object(block: JsonBlock, r: Reporter, section: str, example: str) -> dict[str, Any] | None:
+    """The block's JSON object, or ``None`` once it is reported that ``## section`` must
+    hold one (``example`` is the hint)."""
+    if isinstance(block.value, dict):
+        return block.value
+    got = json_type(block.value)
+    r.at(block, (), "json-type", f"## {section} must hold a JSON object, got {got}", example)
+    return None
+
+
+def known_key(
+    block: JsonBlock, r: Reporter, section: str, key: str, keys: tuple[str, ...], hint: str
+) -> bool:
+    """Whether ``key`` is one of ``section``'s ``keys``; reported (with a suggestion, else
+    ``hint``) when not."""
+    if key in keys:
+        return True
+    message = f"unknown {section} key {key!r}"
+    r.at(block, (key,), "field-unknown", message, did_you_mean(key, keys) or hint, key=True)
+    return False
+
+
 def validate_tools(
     block: JsonBlock, r: Reporter, known: KnownTools | None
 ) -> dict[str, tuple[str, ...]]:
     """Tools: ``allowed``/``denied`` lists of names, canonicalised to bare names."""
-    data = block.value
-    if not isinstance(data, dict):
-        r.at(
-            block,
-            (),
-            "json-type",
-            f"## Tools must hold a JSON object, got {json_type(data)}",
-            'write {"allowed": ["Read", "Grep"], "denied": []}',
-        )
+    data = json_object(block, r, "Tools", 'write {"allowed": ["Read", "Grep"], "denied": []}')
+    if data is None:
         return {}
     out: dict[str, tuple[str, ...]] = {}
     embedded = known.embedded if known else DEFAULT_EMBEDDED_SERVER
     for key, value in data.items():
-        if key not in TOOLS_KEYS:
-            r.at(
-                block,
-                (key,),
-                "field-unknown",
-                f"unknown Tools key {key!r}",
-                did_you_mean(key, TOOLS_KEYS) or "Tools takes 'allowed' and 'denied'",
-                key=True,
-            )
+        if not known_key(block, r, "Tools", key, TOOLS_KEYS, "Tools takes 'allowed' and 'denied'"):
             continue
         fast = clean_names(value, embedded)
         if fast is not None:
@@ -285,27 +292,13 @@ def good_packages(key: str, value: Any) -> tuple[str, ...] | None:
 def validate_install(block: JsonBlock, r: Reporter) -> InstallManifest | None:
     """Install: ``npm``, ``pip`` and ``commands`` lists with package names checked, since
     these names later reach ``npm install`` and ``pip install``."""
-    data = block.value
-    if not isinstance(data, dict):
-        r.at(
-            block,
-            (),
-            "json-type",
-            f"## Install must hold a JSON object, got {json_type(data)}",
-            'write {"npm": [], "pip": [], "commands": []}',
-        )
+    data = json_object(block, r, "Install", 'write {"npm": [], "pip": [], "commands": []}')
+    if data is None:
         return None
     lists: dict[str, tuple[str, ...]] = {}
     for key, value in data.items():
-        if key not in INSTALL_KEYS:
-            r.at(
-                block,
-                (key,),
-                "field-unknown",
-                f"unknown Install key {key!r}",
-                did_you_mean(key, INSTALL_KEYS) or "Install takes npm, pip and commands",
-                key=True,
-            )
+        hint = "Install takes npm, pip and commands"
+        if not known_key(block, r, "Install", key, INSTALL_KEYS, hint):
             continue
         fast = good_packages(key, value)
         if fast is not None:
