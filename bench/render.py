@@ -428,12 +428,7 @@ def measure(args: argparse.Namespace, rulesync: str, version: str, work: Path) -
 
 def main(argv: list[str] | None = None) -> int:
     """CLI entry point."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    vaultgen.add_vault_arguments(
-        parser,
-        vault_help="benchmark this vault; if DIR is missing or empty, generate into it and keep "
-        "it (default: a temporary generated vault)",
-    )
+    parser = vaultgen.bench_parser(__doc__)
     parser.add_argument("--reps", type=int, default=3, help="repetitions of each measurement")
     parser.add_argument(
         "--rulesync",

@@ -335,12 +335,7 @@ def measure(args: argparse.Namespace, root: Path, origin: str, work: Path) -> in
 
 def main(argv: list[str] | None = None) -> int:
     """CLI entry point."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    vaultgen.add_vault_arguments(
-        parser,
-        vault_help="benchmark this vault; if DIR is missing or empty, generate into it and keep it "
-        "(default: a temporary generated vault)",
-    )
+    parser = vaultgen.bench_parser(__doc__)
     parser.add_argument("--tasks", type=int, default=5_000, help="tasks to resolve per pass")
     parser.add_argument(
         "--baseline-tasks", type=int, default=1_000, help="tasks in the baseline's pass"

@@ -1202,9 +1202,8 @@ def _secs(value: float) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """CLI entry point."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    vaultgen.add_vault_arguments(
-        parser,
+    parser = vaultgen.bench_parser(
+        __doc__,
         vault_help="benchmark this vault (it gets edited); if DIR is missing or empty, "
         "generate into it and keep it (default: a temporary generated vault)",
     )

@@ -639,8 +639,12 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+def bench_parser(doc: str | None, *, vault_help: str = "") -> argparse.ArgumentParser:
+    """A benchmark's argument parser: described by the first paragraph of ``doc``, with
+    the vault options every benchmark shares."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0] if doc else None)
+    add_vault_arguments(parser, vault_help=vault_help)
+    return parser
 
 
 def add_vault_arguments(parser: argparse.ArgumentParser, *, vault_help: str = "") -> None:
@@ -656,3 +660,7 @@ def add_vault_arguments(parser: argparse.ArgumentParser, *, vault_help: str = ""
     parser.add_argument("--servers", type=int, default=200)
     parser.add_argument("--projects", type=int, default=100)
     parser.add_argument("--seed", type=int, default=1)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
