@@ -13,7 +13,15 @@ from typing import Any
 
 import pytest
 
-from agent_roster.codecs.base import Codec, Discovery, Rendering, RenderRequest, Roots, Scope
+from agent_roster.codecs.base import (
+    Codec,
+    Discovery,
+    LossOutcome,
+    Rendering,
+    RenderRequest,
+    Roots,
+    Scope,
+)
 from agent_roster.model.mcp import McpServer
 from agent_roster.model.profile import AgentProfile
 
@@ -93,6 +101,23 @@ def write_rendering(rendering: Rendering, root: Path) -> list[Path]:
         path.write_text(native.content, encoding="utf-8")
         written.append(path)
     return written
+
+
+def render_with(
+    codec: Codec,
+    profiles: Iterable[AgentProfile],
+    servers: Mapping[str, McpServer] | None = None,
+    existing: Mapping[str, str] | None = None,
+    scope: Scope = Scope.PROJECT,
+) -> Rendering:
+    """``codec`` rendering ``profiles``, with ``existing`` as the files already there."""
+    request = RenderRequest(profiles=tuple(profiles), servers=dict(servers or {}), scope=scope)
+    return codec.render(request, dict(existing or {}).get)
+
+
+def loss_outcomes(rendering: Rendering) -> dict[str, LossOutcome]:
+    """Each lost field's outcome (the last, when a field is lost more than once)."""
+    return {loss.field: loss.outcome for loss in rendering.losses}
 
 
 def render_and_discover(

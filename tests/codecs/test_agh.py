@@ -22,6 +22,8 @@ from agent_roster.resolve.merge import origins_of, overlay
 from agent_roster.vault.loader import load_vault
 from tests.codecs.helpers import EXAMPLES, render_and_discover, roundtrip_differences
 
+from .helpers import render_with
+
 MINIMAL = """---
 name: code-reviewer
 provider: claude
@@ -341,8 +343,7 @@ def profile(**kw: object) -> AgentProfile:
 
 
 def render(*profiles: AgentProfile, existing: dict[str, str] | None = None, servers=None):
-    request = RenderRequest(profiles=profiles, servers=servers or {"github": GITHUB})
-    return CODEC.render(request, (existing or {}).get)
+    return render_with(CODEC, profiles, servers or {"github": GITHUB}, existing)
 
 
 def test_render_field_by_field() -> None:

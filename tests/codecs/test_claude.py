@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from agent_roster.codecs.base import Discovery, LossOutcome, Rendering, RenderRequest, Roots, Scope
+from agent_roster.codecs.base import Discovery, LossOutcome, Rendering, Roots, Scope
 from agent_roster.codecs.claude import CODEC
 from agent_roster.codecs.claude_read import split_tools
 from agent_roster.codecs.native_md import read_native
@@ -23,7 +23,7 @@ from agent_roster.model.profile import (
     PromptSection,
 )
 
-from .helpers import EXAMPLES, render_and_discover, roundtrip_differences
+from .helpers import EXAMPLES, render_and_discover, render_with, roundtrip_differences
 
 ROLE = (PromptSection(heading="Role", body="You help."),)
 
@@ -53,9 +53,7 @@ def render(
     scope: Scope = Scope.PROJECT,
     existing: dict[str, str] | None = None,
 ) -> Rendering:
-    files = existing or {}
-    request = RenderRequest(profiles=tuple(profiles), servers=servers or {}, scope=scope)
-    return CODEC.render(request, files.get)
+    return render_with(CODEC, profiles, servers, existing, scope)
 
 
 # --- discovery ---------------------------------------------------------------------------

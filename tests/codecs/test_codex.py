@@ -12,7 +12,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from agent_roster.codecs.base import LossOutcome, RenderRequest, Roots, Scope
+from agent_roster.codecs.base import LossOutcome, Roots, Scope
 from agent_roster.codecs.codex import CODEC
 from agent_roster.codecs.codex_servers import import_server, render_server
 from agent_roster.commands.harness import load_effective
@@ -24,7 +24,13 @@ from agent_roster.model.profile import (
     PromptSection,
 )
 
-from .helpers import EXAMPLES, render_and_discover, roundtrip_differences
+from .helpers import (
+    EXAMPLES,
+    loss_outcomes,
+    render_and_discover,
+    render_with,
+    roundtrip_differences,
+)
 
 STDIO = McpServer(
     name="tool",
@@ -55,8 +61,7 @@ def profile(**changes: Any) -> AgentProfile:
 def render(  # type: ignore[no-untyped-def]
     *profiles: AgentProfile, existing: dict[str, str] | None = None, **servers: McpServer
 ):
-    request = RenderRequest(profiles=profiles, servers={**SERVERS, **servers}, scope=Scope.PROJECT)
-    return CODEC.render(request, (existing or {}).get)
+    return render_with(CODEC, profiles, {**SERVERS, **servers}, existing)
 
 
 def role(rendering: Any, ident: str = "helper") -> dict[str, Any]:
@@ -64,8 +69,7 @@ def role(rendering: Any, ident: str = "helper") -> dict[str, Any]:
     return tomllib.loads(files[f".codex/agents/{ident}.toml"])
 
 
-def losses(rendering: Any) -> dict[str, LossOutcome]:
-    return {loss.field: loss.outcome for loss in rendering.losses}
+losses = loss_outcomes
 
 
 # --- render ----------------------------------------------------------------------------------

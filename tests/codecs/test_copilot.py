@@ -11,14 +11,14 @@ from typing import Any
 
 import pytest
 
-from agent_roster.codecs.base import Discovery, LossOutcome, Rendering, RenderRequest, Roots, Scope
+from agent_roster.codecs.base import Discovery, LossOutcome, Rendering, Roots, Scope
 from agent_roster.codecs.copilot import CODEC
 from agent_roster.codecs.native_md import read_native
 from agent_roster.commands.harness import load_effective
 from agent_roster.model.mcp import McpServer, Transport
 from agent_roster.model.profile import AgentProfile, PermissionAction, PermissionRule, PromptSection
 
-from .helpers import EXAMPLES, render_and_discover, roundtrip_differences
+from .helpers import EXAMPLES, render_and_discover, render_with, roundtrip_differences
 
 ROLE = (PromptSection(heading="Role", body="You help."),)
 
@@ -34,8 +34,7 @@ def render(
     existing: dict[str, str] | None = None,
     scope: Scope = Scope.PROJECT,
 ) -> Rendering:
-    request = RenderRequest(profiles=tuple(profiles), servers=servers or {}, scope=scope)
-    return CODEC.render(request, (existing or {}).get)
+    return render_with(CODEC, profiles, servers, existing, scope)
 
 
 def front(content: str) -> dict:  # type: ignore[type-arg]

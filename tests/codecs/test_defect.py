@@ -20,6 +20,8 @@ from agent_roster.model.profile import (
 from tests.codecs.helpers import render_and_discover, roundtrip_differences
 from tests.codecs.test_agh import example_profiles, tree
 
+from .helpers import render_with
+
 FOLDER = {
     ".defect/agents/reviewer/config.toml": 'description = "Reviews"\nmodel = "m1"\n',
     ".defect/agents/reviewer/system.md": "  You review.\n\n",
@@ -292,8 +294,7 @@ def profile(**kw: object) -> AgentProfile:
 
 
 def render(*profiles: AgentProfile, existing: dict[str, str] | None = None, servers=None):
-    request = RenderRequest(profiles=profiles, servers=servers or {"pw": PW})
-    return CODEC.render(request, (existing or {}).get)
+    return render_with(CODEC, profiles, servers or {"pw": PW}, existing)
 
 
 def test_render_field_by_field() -> None:

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
-from agent_roster.codecs.base import LossOutcome, RenderRequest, Roots, Scope
+from agent_roster.codecs.base import LossOutcome, Roots, Scope
 from agent_roster.codecs.gemini import CODEC
 from agent_roster.codecs.gemini_read import server_from_settings, valid_tool_name
 from agent_roster.codecs.gemini_write import settings_entry
@@ -25,7 +25,13 @@ from agent_roster.model.profile import (
     PromptSection,
 )
 
-from .helpers import EXAMPLES, render_and_discover, roundtrip_differences
+from .helpers import (
+    EXAMPLES,
+    loss_outcomes,
+    render_and_discover,
+    render_with,
+    roundtrip_differences,
+)
 
 SERVERS = {
     "tool": McpServer(
@@ -72,8 +78,7 @@ def profile(**changes: Any) -> AgentProfile:
 
 
 def render(*profiles: AgentProfile, existing: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
-    request = RenderRequest(profiles=profiles, servers=SERVERS, scope=Scope.PROJECT)
-    return CODEC.render(request, (existing or {}).get)
+    return render_with(CODEC, profiles, SERVERS, existing)
 
 
 def agent(rendering: Any, ident: str = "helper") -> tuple[dict[str, Any], str]:
@@ -82,8 +87,7 @@ def agent(rendering: Any, ident: str = "helper") -> tuple[dict[str, Any], str]:
     return yaml.safe_load(front), body
 
 
-def losses(rendering: Any) -> dict[str, LossOutcome]:
-    return {loss.field: loss.outcome for loss in rendering.losses}
+losses = loss_outcomes
 
 
 # --- render ----------------------------------------------------------------------------------

@@ -21,6 +21,8 @@ from agent_roster.model.profile import AgentProfile, PermissionAction, Permissio
 from tests.codecs.helpers import EXAMPLES, render_and_discover, roundtrip_differences
 from tests.codecs.test_opencode_cli import generated
 
+from .helpers import render_with
+
 ALLOW, ASK, DENY = PermissionAction.ALLOW, PermissionAction.ASK, PermissionAction.DENY
 GITHUB = McpServer(
     name="github",
@@ -48,8 +50,7 @@ def profile(ident: str = "helper", **kw: object) -> AgentProfile:
 def render(
     *profiles: AgentProfile, files: dict[str, str] | None = None, scope: Scope = Scope.PROJECT
 ) -> Rendering:
-    request = RenderRequest(profiles=profiles, servers=SERVERS, scope=scope)
-    return CODEC.render(request, (files or {}).get)
+    return render_with(CODEC, profiles, SERVERS, files, scope)
 
 
 def frontmatter(content: str) -> dict[str, object]:
