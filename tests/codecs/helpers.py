@@ -25,6 +25,8 @@ from agent_roster.codecs.base import (
 from agent_roster.model.mcp import McpServer
 from agent_roster.model.profile import AgentProfile
 
+from ..trees import build_tree
+
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples" / "vault"
 
@@ -101,6 +103,15 @@ def write_rendering(rendering: Rendering, root: Path) -> list[Path]:
         path.write_text(native.content, encoding="utf-8")
         written.append(path)
     return written
+
+
+def discover_in(codec: Codec, root: Path, files: Mapping[str, str]) -> Discovery:
+    """Write ``files`` (paths under ``root``: ``ws/...`` for the workspace, ``home/...``
+    for the home folder) and discover from ``root/ws`` and ``root/home``."""
+    build_tree(root, files)
+    (root / "ws").mkdir(exist_ok=True)
+    (root / "home").mkdir(exist_ok=True)
+    return codec.discover(Roots(workspace=root / "ws", home=root / "home"))
 
 
 def render_with(

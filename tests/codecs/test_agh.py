@@ -22,6 +22,7 @@ from agent_roster.resolve.merge import origins_of, overlay
 from agent_roster.vault.loader import load_vault
 from tests.codecs.helpers import EXAMPLES, render_and_discover, roundtrip_differences
 
+from ..trees import build_tree
 from .helpers import render_with
 
 MINIMAL = """---
@@ -34,11 +35,7 @@ You are a senior code reviewer.
 """
 
 
-def tree(root: Path, files: dict[str, str]) -> None:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+tree = build_tree
 
 
 def discover(tmp_path: Path, workspace: dict[str, str], home: dict[str, str] | None = None):

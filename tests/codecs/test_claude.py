@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from agent_roster.codecs.base import Discovery, LossOutcome, Rendering, Roots, Scope
+from agent_roster.codecs.base import Discovery, LossOutcome, Rendering, Scope
 from agent_roster.codecs.claude import CODEC
 from agent_roster.codecs.claude_read import split_tools
 from agent_roster.codecs.native_md import read_native
@@ -23,17 +23,13 @@ from agent_roster.model.profile import (
     PromptSection,
 )
 
-from .helpers import EXAMPLES, render_and_discover, render_with, roundtrip_differences
+from ..trees import build_tree
+from .helpers import EXAMPLES, discover_in, render_and_discover, render_with, roundtrip_differences
 
 ROLE = (PromptSection(heading="Role", body="You help."),)
 
 
-def tree(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return root
+tree = build_tree
 
 
 def agent(name: str, extra: str = "", body: str = "Body.") -> str:
@@ -41,10 +37,7 @@ def agent(name: str, extra: str = "", body: str = "Body.") -> str:
 
 
 def discover(tmp_path: Path, files: dict[str, str]) -> Discovery:
-    tree(tmp_path, files)
-    (tmp_path / "ws").mkdir(exist_ok=True)
-    (tmp_path / "home").mkdir(exist_ok=True)
-    return CODEC.discover(Roots(workspace=tmp_path / "ws", home=tmp_path / "home"))
+    return discover_in(CODEC, tmp_path, files)
 
 
 def render(

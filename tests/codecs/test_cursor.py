@@ -10,14 +10,14 @@ from typing import Any
 
 import pytest
 
-from agent_roster.codecs.base import Discovery, LossOutcome, Rendering, Roots, Scope
+from agent_roster.codecs.base import Discovery, LossOutcome, Rendering, Scope
 from agent_roster.codecs.cursor import CODEC
 from agent_roster.codecs.native_md import read_native
 from agent_roster.commands.harness import load_effective
 from agent_roster.model.mcp import McpServer, Transport
 from agent_roster.model.profile import AgentProfile, PermissionAction, PermissionRule, PromptSection
 
-from .helpers import EXAMPLES, render_and_discover, render_with, roundtrip_differences
+from .helpers import EXAMPLES, discover_in, render_and_discover, render_with, roundtrip_differences
 
 ROLE = (PromptSection(heading="Role", body="You help."),)
 
@@ -37,12 +37,7 @@ def render(
 
 
 def discover(tmp_path: Path, files: dict[str, str]) -> Discovery:
-    for rel, text in files.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text)
-    (tmp_path / "ws").mkdir(exist_ok=True)
-    (tmp_path / "home").mkdir(exist_ok=True)
-    return CODEC.discover(Roots(workspace=tmp_path / "ws", home=tmp_path / "home"))
+    return discover_in(CODEC, tmp_path, files)
 
 
 def test_discovery_precedence_and_fields(tmp_path: Path) -> None:

@@ -21,6 +21,7 @@ from agent_roster.model.profile import AgentProfile, PermissionAction, Permissio
 from tests.codecs.helpers import EXAMPLES, render_and_discover, roundtrip_differences
 from tests.codecs.test_opencode_cli import generated
 
+from ..trees import build_tree
 from .helpers import render_with
 
 ALLOW, ASK, DENY = PermissionAction.ALLOW, PermissionAction.ASK, PermissionAction.DENY
@@ -60,11 +61,7 @@ def frontmatter(content: str) -> dict[str, object]:
     return data
 
 
-def tree(root: Path, files: dict[str, str]) -> None:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+tree = build_tree
 
 
 def discover(
