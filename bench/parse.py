@@ -205,14 +205,7 @@ def run(args: argparse.Namespace) -> int:
             args.seed = None
     try:
         if origin != "reused --vault":
-            manifest = vaultgen.generate(
-                root,
-                profiles=args.profiles,
-                servers=args.servers,
-                projects=args.projects,
-                seed=args.seed,
-            )
-            print(f"generated the vault in {manifest.seconds:.1f} s", file=sys.stderr)
+            vaultgen.generate_from_args(root, args)
         return measure(root, origin, cpu, args)
     finally:
         if tmp is not None:

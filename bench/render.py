@@ -155,20 +155,6 @@ def missing_pieces(rulesync: str | None) -> tuple[list[str], str]:
 # --- inputs ----------------------------------------------------------------------------------
 
 
-def prepare_vault(args: argparse.Namespace, root: Path) -> str:
-    if root.exists() and any(root.iterdir()):
-        return "reused --vault"
-    manifest = vaultgen.generate(
-        root,
-        profiles=args.profiles,
-        servers=args.servers,
-        projects=args.projects,
-        seed=args.seed,
-    )
-    print(f"generated the vault in {manifest.seconds:.1f} s", file=sys.stderr)
-    return "generated" if args.vault is None else "generated into --vault"
-
-
 def package_dir(executable: str) -> Path:
     """The npm package folder of ``executable`` (its own folder when there is none)."""
     real = Path(os.path.realpath(executable))
@@ -279,7 +265,7 @@ def measure(args: argparse.Namespace, rulesync: str, version: str, work: Path) -
     from agent_roster.commands.harness import load_effective
 
     vault = Path(args.vault).absolute() if args.vault else work / "vault"
-    origin = prepare_vault(args, vault)
+    origin = vaultgen.prepare_vault(args, vault)
     effective = load_effective(vault)
     n = len(effective.profiles)
     project = work / "rulesync"

@@ -194,18 +194,10 @@ def warm_cold(
 
 
 def prepare(args: argparse.Namespace, root: Path) -> str:
-    if root.exists() and any(root.iterdir()):
-        return "reused --vault"
-    manifest = vaultgen.generate(
-        root,
-        profiles=args.profiles,
-        servers=args.servers,
-        projects=args.projects,
-        seed=args.seed,
-    )
-    (root / "roster.toml").write_text(ROSTER_TOML, encoding="utf-8")
-    print(f"generated the vault in {manifest.seconds:.1f} s", file=sys.stderr)
-    return "generated" if args.vault is None else "generated into --vault"
+    origin = vaultgen.prepare_vault(args, root)
+    if origin != "reused --vault":
+        (root / "roster.toml").write_text(ROSTER_TOML, encoding="utf-8")
+    return origin
 
 
 def measure(args: argparse.Namespace, root: Path, origin: str, work: Path) -> int:

@@ -899,14 +899,7 @@ def run(args: argparse.Namespace) -> int:
             fresh = not os.path.exists(vault) or not any(os.scandir(vault))
             origin = "generated into --vault" if fresh else "reused --vault"
         if origin != "reused --vault":
-            manifest = vaultgen.generate(
-                vault,
-                profiles=args.profiles,
-                servers=args.servers,
-                projects=args.projects,
-                seed=args.seed,
-            )
-            print(f"generated the vault in {manifest.seconds:.1f} s", file=sys.stderr)
+            vaultgen.generate_from_args(Path(vault), args)
         (scratch / "db").mkdir()
         try:
             dbs = Databases(args.db, scratch / "db")

@@ -639,6 +639,28 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def generate_from_args(root: Path, args: argparse.Namespace) -> VaultManifest:
+    """Generate a vault of the sizes :func:`add_vault_arguments` took, saying how long it
+    took on stderr."""
+    manifest = generate(
+        root,
+        profiles=args.profiles,
+        servers=args.servers,
+        projects=args.projects,
+        seed=args.seed,
+    )
+    print(f"generated the vault in {manifest.seconds:.1f} s", file=sys.stderr)
+    return manifest
+
+
+def prepare_vault(args: argparse.Namespace, root: Path) -> str:
+    """``root`` reused when it holds anything, else generated into; says which."""
+    if root.exists() and any(root.iterdir()):
+        return "reused --vault"
+    generate_from_args(root, args)
+    return "generated" if args.vault is None else "generated into --vault"
+
+
 def bench_parser(doc: str | None, *, vault_help: str = "") -> argparse.ArgumentParser:
     """A benchmark's argument parser: described by the first paragraph of ``doc``, with
     the vault options every benchmark shares."""
