@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from agent_roster.codecs.agh import CODEC
-from agent_roster.codecs.agh_rules import tool_pattern_error
+from agent_roster.codecs.agh.codec import CODEC
+from agent_roster.codecs.agh.rules import tool_pattern_error
 from agent_roster.codecs.base import LossOutcome, RenderRequest, Roots, Scope
 from agent_roster.model.mcp import McpServer, Transport
 from agent_roster.model.profile import (
@@ -619,7 +619,7 @@ def test_native_file_survives_import_and_render(tmp_path: Path) -> None:
     found = discover(tmp_path, agent("x", front))
     rendering = CODEC.render(RenderRequest(profiles=found.profiles, servers={}), {}.get)
     again = discover(tmp_path / "again", {f.path: f.content for f in rendering.files})
-    from agent_roster.codecs.agh_read import load_frontmatter, split_agent_md
+    from agent_roster.codecs.agh.read import load_frontmatter, split_agent_md
 
     def frontmatter(text: str) -> dict[str, object]:
         split = split_agent_md(text)

@@ -26,8 +26,8 @@ from typing import Any
 
 import pytest
 
-from agent_roster.codecs import claude
 from agent_roster.codecs.base import Roots, Scope
+from agent_roster.codecs.claude import codec as claude
 from agent_roster.commands.harness import load_effective
 from agent_roster.model.mcp import McpServer, Transport
 from agent_roster.model.profile import AgentProfile, PromptSection

@@ -13,8 +13,8 @@ import msgspec
 import pytest
 
 from agent_roster.codecs.base import LossOutcome, Roots, Scope
-from agent_roster.codecs.codex import CODEC
-from agent_roster.codecs.codex_servers import import_server, render_server
+from agent_roster.codecs.codex.codec import CODEC
+from agent_roster.codecs.codex.mcp import import_server, render_server
 from agent_roster.commands.harness import load_effective
 from agent_roster.model.mcp import McpServer, Transport
 from agent_roster.model.profile import (

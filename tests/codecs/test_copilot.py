@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from agent_roster.codecs.base import Discovery, LossOutcome, Rendering, Scope
-from agent_roster.codecs.copilot import CODEC
+from agent_roster.codecs.copilot.codec import CODEC
 from agent_roster.codecs.native_md import read_native
 from agent_roster.commands.harness import load_effective
 from agent_roster.model.mcp import McpServer, Transport

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from agent_roster.codecs.base import LossOutcome, RenderRequest, Roots, Scope
-from agent_roster.codecs.defect import CODEC
+from agent_roster.codecs.defect.codec import CODEC
 from agent_roster.model.mcp import McpServer, Transport
 from agent_roster.model.profile import (
     AgentProfile,

@@ -13,9 +13,9 @@ import pytest
 import yaml
 
 from agent_roster.codecs.base import LossOutcome, Roots, Scope
-from agent_roster.codecs.gemini import CODEC
-from agent_roster.codecs.gemini_read import server_from_settings, valid_tool_name
-from agent_roster.codecs.gemini_write import settings_entry
+from agent_roster.codecs.gemini.codec import CODEC
+from agent_roster.codecs.gemini.read import server_from_settings, valid_tool_name
+from agent_roster.codecs.gemini.render import settings_entry
 from agent_roster.commands.harness import load_effective
 from agent_roster.model.mcp import McpServer, Transport
 from agent_roster.model.profile import (

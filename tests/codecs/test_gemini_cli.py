@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from agent_roster.codecs.base import RenderRequest, Roots, Scope
-from agent_roster.codecs.gemini import CODEC
+from agent_roster.codecs.gemini.codec import CODEC
 from agent_roster.commands.harness import load_effective
 from agent_roster.model.mcp import McpServer, Transport
 from agent_roster.model.profile import AgentProfile, PromptSection

@@ -22,10 +22,10 @@ from typing import Any, NamedTuple
 import pytest
 
 from agent_roster.codecs.base import RenderRequest, Scope
-from agent_roster.codecs.opencode import CODEC
-from agent_roster.codecs.opencode_render import BASE
-from agent_roster.codecs.opencode_rules import render_rules
-from agent_roster.codecs.opencode_schema import infer_provider
+from agent_roster.codecs.opencode.codec import CODEC
+from agent_roster.codecs.opencode.render import BASE
+from agent_roster.codecs.opencode.rules import render_rules
+from agent_roster.codecs.opencode.schema import infer_provider
 from agent_roster.codecs.permissions import SourcedRule, evaluate, expand_home
 from agent_roster.commands.harness import load_effective
 from agent_roster.model.mcp import McpServer, Transport

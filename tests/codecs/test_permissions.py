@@ -219,7 +219,7 @@ def test_todowrite_takes_only_an_action() -> None:
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from agent_roster.codecs.opencode_rules import live_rules  # noqa: E402
+from agent_roster.codecs.opencode.rules import live_rules  # noqa: E402
 from agent_roster.codecs.permissions import RuleIndex  # noqa: E402
 
 _KEYS = ["bash", "edit", "read", "*", "gh_*", "gh_issue", "gh_", "g?_x", "a\\b", "a/b", "x *", "x"]

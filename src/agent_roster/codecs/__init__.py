@@ -14,14 +14,14 @@ from agent_roster.errors import UsageError
 
 #: Every codec, by the name ``--harness``/``--from``/``--to`` take, in documentation order.
 CODEC_MODULES: dict[str, str] = {
-    "agh": "agent_roster.codecs.agh",
-    "defect": "agent_roster.codecs.defect",
-    "opencode": "agent_roster.codecs.opencode",
-    "claude": "agent_roster.codecs.claude",
-    "codex": "agent_roster.codecs.codex",
-    "gemini": "agent_roster.codecs.gemini",
-    "copilot": "agent_roster.codecs.copilot",
-    "cursor": "agent_roster.codecs.cursor",
+    "agh": "agent_roster.codecs.agh.codec",
+    "defect": "agent_roster.codecs.defect.codec",
+    "opencode": "agent_roster.codecs.opencode.codec",
+    "claude": "agent_roster.codecs.claude.codec",
+    "codex": "agent_roster.codecs.codex.codec",
+    "gemini": "agent_roster.codecs.gemini.codec",
+    "copilot": "agent_roster.codecs.copilot.codec",
+    "cursor": "agent_roster.codecs.cursor.codec",
 }
 
 

@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from agent_roster.codecs.opencode_js import js_object
+from agent_roster.codecs.opencode.js import js_object
 from agent_roster.codecs.permissions import ACTION_ONLY_KEYS
 
 #: Keys the schema knows; every other key is moved into ``options`` and sent to the model

@@ -23,10 +23,10 @@ from agent_roster.codecs.base import (
     Scope,
 )
 from agent_roster.codecs.native_md import Tailed, entry_lines, harness_diagnostic, write_native
-from agent_roster.codecs.opencode_js import JsoncError, load_jsonc
-from agent_roster.codecs.opencode_mcp import order_servers, render_server
-from agent_roster.codecs.opencode_rules import ScopingTail, render_rules, scoping_key
-from agent_roster.codecs.opencode_schema import (
+from agent_roster.codecs.opencode.js import JsoncError, load_jsonc
+from agent_roster.codecs.opencode.mcp import order_servers, render_server
+from agent_roster.codecs.opencode.rules import ScopingTail, render_rules, scoping_key
+from agent_roster.codecs.opencode.schema import (
     KNOWN_KEYS,
     MODES,
     check_agent,

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from agent_roster.codecs import claude_mcp
 from agent_roster.codecs.base import Loss, LossOutcome
-from agent_roster.codecs.claude_files import AgentFile, diag_at, import_prompt
+from agent_roster.codecs.claude import mcp as claude_mcp
+from agent_roster.codecs.claude.files import AgentFile, diag_at, import_prompt
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.known_tools import DEFAULT_EMBEDDED_SERVER, strip_embedded_prefix
 from agent_roster.model.mcp import McpServer

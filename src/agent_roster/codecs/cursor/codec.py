@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from agent_roster.codecs import claude_mcp
 from agent_roster.codecs.base import (
     Discovery,
     Loss,
@@ -23,7 +22,8 @@ from agent_roster.codecs.base import (
     Roots,
 )
 from agent_roster.codecs.base import loss as _loss
-from agent_roster.codecs.claude_files import (
+from agent_roster.codecs.claude import mcp as claude_mcp
+from agent_roster.codecs.claude.files import (
     COMMON_DROPS,
     AgentFile,
     diag_at,
@@ -34,7 +34,7 @@ from agent_roster.codecs.claude_files import (
     read_agent_file,
     read_json_file,
 )
-from agent_roster.codecs.claude_rules import rule_sentence
+from agent_roster.codecs.claude.rules import rule_sentence
 from agent_roster.codecs.native_md import harness_diagnostic, write_native
 from agent_roster.codecs.permissions import effective_rules, evaluate
 from agent_roster.codecs.prompt import render_prompt

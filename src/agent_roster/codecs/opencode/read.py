@@ -18,10 +18,10 @@ from typing import Any, NamedTuple
 
 from agent_roster.codecs.base import Discovery, Loss, LossOutcome, Roots
 from agent_roster.codecs.native_md import harness_diagnostic, read_native
-from agent_roster.codecs.opencode_js import JsoncError, jsify, load_jsonc, merge_deep
-from agent_roster.codecs.opencode_mcp import import_server
-from agent_roster.codecs.opencode_rules import strip_scoping
-from agent_roster.codecs.opencode_schema import KNOWN_KEYS, check_agent, normalize, split_model
+from agent_roster.codecs.opencode.js import JsoncError, jsify, load_jsonc, merge_deep
+from agent_roster.codecs.opencode.mcp import import_server
+from agent_roster.codecs.opencode.rules import strip_scoping
+from agent_roster.codecs.opencode.schema import KNOWN_KEYS, check_agent, normalize, split_model
 from agent_roster.codecs.permissions import rules_from_config
 from agent_roster.codecs.prompt import split_prompt
 from agent_roster.diagnostics import Diagnostic

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 import msgspec
 
-from agent_roster.codecs import agh_rules as rules
+from agent_roster.codecs.agh import rules
 from agent_roster.codecs.native_md import harness_diagnostic
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.vault.frontmatter import Mark, read_frontmatter

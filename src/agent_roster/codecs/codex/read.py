@@ -14,7 +14,7 @@ import tomllib
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from agent_roster.codecs.codex_servers import import_server
+from agent_roster.codecs.codex.mcp import import_server
 from agent_roster.codecs.native_md import harness_diagnostic
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.mcp import McpServer

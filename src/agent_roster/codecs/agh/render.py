@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agent_roster.codecs import agh_rules as rules
-from agent_roster.codecs.agh_read import (
+from agent_roster.codecs.agh import rules
+from agent_roster.codecs.agh.read import (
     AGENT_FILE,
     CAPABILITY_DIR,
     CAPABILITY_FILES,

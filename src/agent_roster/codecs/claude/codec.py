@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from agent_roster.codecs import claude_mcp
 from agent_roster.codecs.base import (
     Discovery,
     Loss,
@@ -25,7 +24,8 @@ from agent_roster.codecs.base import (
     Scope,
 )
 from agent_roster.codecs.base import loss as _loss
-from agent_roster.codecs.claude_files import (
+from agent_roster.codecs.claude import mcp as claude_mcp
+from agent_roster.codecs.claude.files import (
     COMMON_DROPS,
     dedupe,
     dropped,
@@ -34,13 +34,13 @@ from agent_roster.codecs.claude_files import (
     read_agent_file,
     read_json_file,
 )
-from agent_roster.codecs.claude_read import (
+from agent_roster.codecs.claude.read import (
     CANONICAL_KEYS,
     COLORS,
     ReadAgent,
     read_agent,
 )
-from agent_roster.codecs.claude_rules import (
+from agent_roster.codecs.claude.rules import (
     ClaudePermissions,
     is_narrowed,
     name_problem,

@@ -13,7 +13,6 @@ from typing import Any
 
 import msgspec
 
-from agent_roster.codecs import claude_mcp
 from agent_roster.codecs.base import (
     Discovery,
     Loss,
@@ -26,15 +25,16 @@ from agent_roster.codecs.base import (
     Scope,
 )
 from agent_roster.codecs.base import loss as _loss
-from agent_roster.codecs.claude_files import (
+from agent_roster.codecs.claude import mcp as claude_mcp
+from agent_roster.codecs.claude.files import (
     COMMON_DROPS,
     dropped,
     list_files,
     read_agent_file,
     read_json_file,
 )
-from agent_roster.codecs.claude_rules import narrowed_sentences, rule_sentence
-from agent_roster.codecs.copilot_read import ALIASES, MAX_PROMPT, read_agent
+from agent_roster.codecs.claude.rules import narrowed_sentences, rule_sentence
+from agent_roster.codecs.copilot.read import ALIASES, MAX_PROMPT, read_agent
 from agent_roster.codecs.native_md import harness_diagnostic, write_native
 from agent_roster.codecs.permissions import effective_rules, evaluate
 from agent_roster.codecs.prompt import render_prompt

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from agent_roster.codecs.base import Loss, LossOutcome, RenderRequest
-from agent_roster.codecs.gemini_read import BUILTIN_AGENTS, SLUG, valid_tool_name
+from agent_roster.codecs.gemini.read import BUILTIN_AGENTS, SLUG, valid_tool_name
 from agent_roster.codecs.native_md import harness_diagnostic, write_native
 from agent_roster.codecs.permissions import (
     SourcedRule,

@@ -10,8 +10,9 @@ refused, never reordered silently. Discovery lives in ``opencode_discover``, ren
 
 from __future__ import annotations
 
-from agent_roster.codecs import opencode_discover, opencode_render
 from agent_roster.codecs.base import Discovery, ReadExisting, Rendering, RenderRequest, Roots
+from agent_roster.codecs.opencode import read as opencode_discover
+from agent_roster.codecs.opencode import render as opencode_render
 
 
 class OpenCodeCodec:

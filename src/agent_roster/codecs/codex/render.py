@@ -1,7 +1,7 @@
 """Writing Codex files: one role file per profile and the merged ``config.toml``.
 
 Everything a profile says that a role file cannot hold is reported (README D3); servers are
-translated by ``codex_servers``; the merge into ``config.toml`` goes through tomlkit so the
+translated by ``codex.mcp``; the merge into ``config.toml`` goes through tomlkit so the
 user's comments and formatting survive (docs/codecs/codex.md §6).
 """
 
@@ -15,8 +15,8 @@ from tomlkit.exceptions import TOMLKitError
 from tomlkit.items import String, StringType, Table, Trivia
 
 from agent_roster.codecs.base import Loss, LossOutcome, RenderRequest
-from agent_roster.codecs.codex_read import CONFIG_KEYS
-from agent_roster.codecs.codex_servers import render_server
+from agent_roster.codecs.codex.mcp import render_server
+from agent_roster.codecs.codex.read import CONFIG_KEYS
 from agent_roster.codecs.native_md import harness_diagnostic
 from agent_roster.codecs.permissions import effective_rules, evaluate
 from agent_roster.codecs.prompt import render_prompt

@@ -14,8 +14,8 @@ from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import Any, NamedTuple, TypeVar
 
-from agent_roster.codecs.opencode_js import is_array_index
-from agent_roster.codecs.opencode_schema import ACTION_ONLY
+from agent_roster.codecs.opencode.js import is_array_index
+from agent_roster.codecs.opencode.schema import ACTION_ONLY
 from agent_roster.codecs.permissions import (
     RuleIndex,
     SourcedRule,

@@ -3,7 +3,7 @@
 AGH is strict (seed 002): unknown frontmatter keys (``description`` included) fail, the body
 is the required prompt, ``tools``/``deny_tools`` follow AGH's ToolID grammar, and one bad file
 makes AGH refuse the whole load. Discovery reproduces that; render validates every file with
-the same rules (``agh_rules``) before returning it. Mapping: docs/codecs/agh.md §8.
+the same rules (``agh.rules``) before returning it. Mapping: docs/codecs/agh.md §8.
 """
 
 from __future__ import annotations
@@ -11,13 +11,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from agent_roster.codecs import agh_rules as rules
-from agent_roster.codecs.agh_read import (
+from agent_roster.codecs.agh import rules
+from agent_roster.codecs.agh.read import (
     SIDECAR,
     AghFile,
     read_agent,
 )
-from agent_roster.codecs.agh_render import render_profile
+from agent_roster.codecs.agh.render import render_profile
 from agent_roster.codecs.base import (
     Discovery,
     Loss,

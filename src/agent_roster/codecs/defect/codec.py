@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_roster.codecs import defect_mcp as mcp
 from agent_roster.codecs.base import (
     Discovery,
     Loss,
@@ -23,7 +22,8 @@ from agent_roster.codecs.base import (
     Roots,
     Scope,
 )
-from agent_roster.codecs.defect_read import (
+from agent_roster.codecs.defect import mcp
+from agent_roster.codecs.defect.read import (
     DEFAULT_PROMPT_FILE,
     MCP_GLOB,
     DefectFile,
@@ -31,7 +31,7 @@ from agent_roster.codecs.defect_read import (
     imported_tools,
     scan_layer,
 )
-from agent_roster.codecs.defect_render import render_profile
+from agent_roster.codecs.defect.render import render_profile
 from agent_roster.codecs.native_md import harness_diagnostic
 from agent_roster.codecs.prompt import split_prompt
 from agent_roster.codecs.tool_names import to_canonical as tool_to_canonical

@@ -23,7 +23,7 @@ from agent_roster.codecs.base import (
     RenderRequest,
     Roots,
 )
-from agent_roster.codecs.gemini_read import (
+from agent_roster.codecs.gemini.read import (
     BUILTIN_AGENTS,
     AgentFile,
     acknowledged,
@@ -33,7 +33,7 @@ from agent_roster.codecs.gemini_read import (
     split_mcp_tool,
     trusted_folder,
 )
-from agent_roster.codecs.gemini_write import (
+from agent_roster.codecs.gemini.render import (
     AGENTS_DIR,
     SETTINGS_FILE,
     merge_settings,

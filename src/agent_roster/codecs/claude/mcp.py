@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
 from agent_roster.codecs.base import NativeFile, ReadExisting
-from agent_roster.codecs.claude_files import referenced_servers
+from agent_roster.codecs.claude.files import referenced_servers
 from agent_roster.codecs.native_md import harness_diagnostic
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.mcp import McpServer, Transport

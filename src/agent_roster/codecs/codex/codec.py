@@ -23,9 +23,9 @@ from agent_roster.codecs.base import (
     RenderRequest,
     Roots,
 )
-from agent_roster.codecs.codex_read import RoleFile, read_role, trusted
-from agent_roster.codecs.codex_servers import import_server, tool_filters
-from agent_roster.codecs.codex_write import (
+from agent_roster.codecs.codex.mcp import import_server, tool_filters
+from agent_roster.codecs.codex.read import RoleFile, read_role, trusted
+from agent_roster.codecs.codex.render import (
     AGENTS_DIR,
     CONFIG_FILE,
     MODE_FROM_SANDBOX,

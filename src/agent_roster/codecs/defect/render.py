@@ -11,7 +11,7 @@ from typing import Any
 import tomlkit
 
 from agent_roster.codecs.base import Loss, LossOutcome, NativeFile, ReadExisting
-from agent_roster.codecs.defect_read import (
+from agent_roster.codecs.defect.read import (
     CONFIG,
     DEFAULT_PROMPT_FILE,
     DEFAULT_TOOL_ALLOW,

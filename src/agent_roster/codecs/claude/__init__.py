@@ -1,0 +1,1 @@
+"""The Claude Code codec: ``codec.CODEC`` behind the Codec Protocol, and its parts."""

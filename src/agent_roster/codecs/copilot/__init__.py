@@ -1,0 +1,1 @@
+"""The GitHub Copilot codec: ``codec.CODEC`` behind the Codec Protocol, and its parts."""

@@ -1,0 +1,1 @@
+"""The Cursor codec: ``codec.CODEC`` behind the Codec Protocol, and its parts."""

@@ -1,0 +1,1 @@
+"""The defect codec: ``codec.CODEC`` behind the Codec Protocol, and its parts."""

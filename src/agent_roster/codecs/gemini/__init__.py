@@ -1,0 +1,1 @@
+"""The Gemini CLI codec: ``codec.CODEC`` behind the Codec Protocol, and its parts."""

@@ -1,0 +1,1 @@
+"""The OpenCode codec: ``codec.CODEC`` behind the Codec Protocol, and its parts."""
