@@ -95,8 +95,8 @@ def import_agents(
     run.diagnostics.extend(found.diagnostics)
     for server in found.servers:
         run.server(server)
-    embedded = load_config(vault).config.embedded.name
-    known = KnownTools(run.server_names(), embedded=embedded)
+    embedded = load_config(vault).config.embedded
+    known = KnownTools(run.server_names(), embedded=embedded.name, commands=embedded.commands)
     for profile in found.profiles:
         run.profile(profile, known)
     return ImportReport(

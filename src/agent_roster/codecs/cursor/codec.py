@@ -28,14 +28,14 @@ from agent_roster.codecs.claude.files import (
     AgentFile,
     diag_at,
     dropped,
-    import_prompt,
+    import_document,
     list_files,
     name_loss,
     read_agent_file,
     read_json_file,
 )
 from agent_roster.codecs.claude.rules import rule_sentence
-from agent_roster.codecs.native_md import harness_diagnostic, write_native
+from agent_roster.codecs.native_md import harness_diagnostic, keep_native, read_native, write_native
 from agent_roster.codecs.permissions import effective_rules, evaluate
 from agent_roster.codecs.prompt import render_prompt
 from agent_roster.diagnostics import Diagnostic
@@ -164,9 +164,13 @@ class CursorCodec:
             if key not in data and key not in {"name", "description", "model", "readonly"}:
                 data[key] = value
         losses.extend(out)
-        return NativeFile(
-            path=path, content=write_native(data, render_prompt(profile, constraints))
+        body = render_prompt(profile, constraints)
+        content = keep_native(
+            profile.native.get(self.name),
+            write_native(data, body),
+            lambda text: self.read_text(text, path),
         )
+        return NativeFile(path=path, content=content)
 
     # --- discover -----------------------------------------------------------------------
 
@@ -303,18 +307,24 @@ class CursorCodec:
                     warning=True,
                 )
             )
-        sections, prompt_losses = import_prompt(doc.body, name)
+        imported = import_document(doc, name)
         profile = AgentProfile(
             id=name,
             name=name,
             description=description,
             model=model_text,
             permission=permission,
-            sections=sections,
+            sections=imported.sections,
             harness={"cursor": harness} if harness else {},
+            native={"cursor": imported.native},
             source=path,
         )
-        return profile, losses + prompt_losses, out
+        return profile, losses + imported.losses, out
+
+    def read_text(self, text: str, path: str) -> AgentProfile | None:
+        """The agent Cursor loads from a file holding ``text`` (None when none)."""
+        doc = read_native(text, path, [])
+        return self._read(AgentFile(path, doc))[0] if doc is not None else None
 
 
 CODEC = CursorCodec()
