@@ -21,7 +21,9 @@ class ClaudeTool(NamedTuple):
 
     name: str
     description: str
-    status: str  # "current" or "retired" (the CLI answers "matches no known tool")
+    #: "current"; "interactive" (only an interactive session has it: ``claude -p`` answers
+    #: "matches no known tool"); "retired" (no current CLI has it).
+    status: str
 
 
 # Claude Code 2.1.197, checked against the CLI itself: the tools offered to the model in a
@@ -35,7 +37,7 @@ CLAUDE_CODE_TOOLS: tuple[ClaudeTool, ...] = tuple(
     for name, status, description in (
         ("Agent", "current", "Start a subagent with its own context for a task"),
         ("Artifact", "current", "Publish an HTML or markdown file as a claude.ai artifact"),
-        ("AskUserQuestion", "current", "Ask the user multiple-choice questions (interactive)"),
+        ("AskUserQuestion", "current", "Ask the user multiple-choice questions"),
         ("Bash", "current", "Run a shell command"),
         ("BashOutput", "current", "Read the output of a background shell (older name)"),
         ("Brief", "current", "Send the user a short status message"),
@@ -43,9 +45,9 @@ CLAUDE_CODE_TOOLS: tuple[ClaudeTool, ...] = tuple(
         ("CronDelete", "current", "Cancel a scheduled prompt"),
         ("CronList", "current", "List scheduled prompts"),
         ("Edit", "current", "Replace exact text in a file"),
-        ("EnterPlanMode", "current", "Switch to plan mode (interactive)"),
+        ("EnterPlanMode", "current", "Switch to plan mode before changing anything"),
         ("EnterWorktree", "current", "Create a git worktree and work in it"),
-        ("ExitPlanMode", "current", "Present a plan and leave plan mode (interactive)"),
+        ("ExitPlanMode", "current", "Present a plan and leave plan mode"),
         ("ExitWorktree", "current", "Leave a worktree session"),
         ("Glob", "current", "Find files by name pattern"),
         ("Grep", "current", "Search file contents with regular expressions"),
@@ -72,10 +74,10 @@ CLAUDE_CODE_TOOLS: tuple[ClaudeTool, ...] = tuple(
         ("TaskOutput", "current", "Read the output of a background task"),
         ("TaskStop", "current", "Stop a background task"),
         ("TaskUpdate", "current", "Change a task's status or details"),
-        ("TeamCreate", "current", "Create an agent team (interactive, agent teams on)"),
-        ("TeamDelete", "current", "Disband an agent team (interactive, agent teams on)"),
+        ("TeamCreate", "interactive", "Create an agent team (agent teams on)"),
+        ("TeamDelete", "interactive", "Disband an agent team (agent teams on)"),
         ("TodoWrite", "current", "Write the session's todo list"),
-        ("ToolSearch", "current", "Load deferred tools by searching for them"),
+        ("ToolSearch", "current", "Load deferred tools by searching for them (tool search on)"),
         ("WebFetch", "current", "Fetch a URL and answer a prompt about it"),
         ("WebSearch", "current", "Search the web"),
         ("Workflow", "current", "Run a script that orchestrates several subagents"),

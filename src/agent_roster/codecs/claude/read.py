@@ -278,7 +278,7 @@ def read_agent(found: AgentFile) -> ReadAgent:
     profile = AgentProfile(
         id=name,
         name=name,
-        description=description,
+        description=description.strip(),  # the vault holds it trimmed
         model=model_text,
         permission_mode=permission_mode,
         max_turns=max_turns,

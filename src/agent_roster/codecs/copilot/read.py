@@ -199,7 +199,7 @@ def read_agent(found: AgentFile, ident: str) -> ReadAgent:
     profile = AgentProfile(
         id=ident,
         name=display,
-        description=description,
+        description=description.strip(),  # the vault holds it trimmed
         model=model_text,
         permission=permission,
         allowed_tools=allowed,

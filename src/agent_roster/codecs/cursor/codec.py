@@ -311,7 +311,7 @@ class CursorCodec:
         profile = AgentProfile(
             id=name,
             name=name,
-            description=description,
+            description=description.strip(),  # the vault holds it trimmed
             model=model_text,
             permission=permission,
             sections=imported.sections,

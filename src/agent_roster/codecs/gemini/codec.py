@@ -244,7 +244,7 @@ def _profile(
         AgentProfile(
             id=agent.name,
             name=str(data.get("display_name") or agent.name),
-            description=str(data["description"]),
+            description=str(data["description"]).strip(),  # as the vault holds it
             model="" if data.get("model") in (None, "inherit") else str(data["model"]),
             temperature=float(temperature) if temperature is not None else None,
             max_turns=int(data["max_turns"]) if "max_turns" in data else None,

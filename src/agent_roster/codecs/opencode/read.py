@@ -336,7 +336,7 @@ def _profile(name: str, agent: _Agent, servers: tuple[str, ...], state: _State) 
     return AgentProfile(
         id=name,
         name=name,
-        description=str(data.get("description", "")),
+        description=str(data.get("description", "")).strip(),  # as the vault holds it
         model=model,
         provider=provider,
         temperature=data.get("temperature"),
