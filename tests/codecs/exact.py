@@ -28,26 +28,24 @@ def _toml(**values: str) -> str:
     return tomlkit.dumps(values)
 
 
+#: Each markdown harness's agent file for ``probe``: its path and its frontmatter.
+_MARKDOWN = {
+    "claude": (f".claude/agents/{AGENT}.md", f"name: {AGENT}\ndescription: {DESCRIPTION}\n"),
+    "cursor": (f".cursor/agents/{AGENT}.md", f"name: {AGENT}\ndescription: {DESCRIPTION}\n"),
+    "gemini": (f".gemini/agents/{AGENT}.md", f"name: {AGENT}\ndescription: {DESCRIPTION}\n"),
+    "copilot": (f".github/agents/{AGENT}.agent.md", f"description: {DESCRIPTION}\n"),
+    "opencode": (f".opencode/agents/{AGENT}.md", f"description: {DESCRIPTION}\nmode: subagent\n"),
+    "agh": (f".agh/agents/{AGENT}/AGENT.md", f"name: {AGENT}\n"),
+}
+
+
 def native_files(harness: str, body: str) -> tuple[dict[str, str], str]:
     """The files of one agent ``probe`` of ``harness`` whose prompt is ``body``, laid out
     as people write them (frontmatter, a blank line, the body, a final line end), and the
     path of the file that holds the prompt."""
-    front = f"---\nname: {AGENT}\ndescription: {DESCRIPTION}\n---\n\n{body}\n"
-    if harness == "claude":
-        return {f".claude/agents/{AGENT}.md": front}, f".claude/agents/{AGENT}.md"
-    if harness == "cursor":
-        return {f".cursor/agents/{AGENT}.md": front}, f".cursor/agents/{AGENT}.md"
-    if harness == "gemini":
-        return {f".gemini/agents/{AGENT}.md": front}, f".gemini/agents/{AGENT}.md"
-    if harness == "copilot":
-        text = f"---\ndescription: {DESCRIPTION}\n---\n\n{body}\n"
-        return {f".github/agents/{AGENT}.agent.md": text}, f".github/agents/{AGENT}.agent.md"
-    if harness == "opencode":
-        text = f"---\ndescription: {DESCRIPTION}\nmode: subagent\n---\n\n{body}\n"
-        return {f".opencode/agents/{AGENT}.md": text}, f".opencode/agents/{AGENT}.md"
-    if harness == "agh":
-        text = f"---\nname: {AGENT}\n---\n\n{body}\n"
-        return {f".agh/agents/{AGENT}/AGENT.md": text}, f".agh/agents/{AGENT}/AGENT.md"
+    if harness in _MARKDOWN:
+        rel, front = _MARKDOWN[harness]
+        return {rel: f"---\n{front}---\n\n{body}\n"}, rel
     if harness == "defect":
         folder = f".defect/agents/{AGENT}"
         files = {

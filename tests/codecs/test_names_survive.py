@@ -67,6 +67,8 @@ def test_current_claude_tools_and_subagent_names_are_not_renamed(tmp_path: Path)
 def test_only_names_no_registry_knows_are_warned_about(tmp_path: Path) -> None:
     trip = round_trip("claude", {".claude/agents/lead.md": CLAUDE_AGENT}, root=tmp_path)
     assert trip.imported.ok
+    warned = [d.message for d in trip.imported.diagnostics if d.code == "tool-unknown"]
+    assert warned == ["tool 'code-reviewer' is not a known tool"]
     report = validate([tmp_path / "vault"])
     unknown = [d for d in report.diagnostics if d.code == "tool-unknown"]
     assert [d.message for d in unknown] == ["tool 'code-reviewer' is not a known tool"]
@@ -126,9 +128,8 @@ def test_one_table_of_claude_code_tools_with_descriptions() -> None:
     names = [tool.name for tool in CLAUDE_CODE_TOOLS]
     assert len(names) == len(set(names))
     assert {"TeamCreate", "TaskList", "SendMessage", "Agent", "Workflow"} <= set(names)
-    assert all(
-        tool.description and tool.status in ("current", "retired") for tool in CLAUDE_CODE_TOOLS
-    )
+    assert all(tool.description for tool in CLAUDE_CODE_TOOLS)
+    assert {tool.status for tool in CLAUDE_CODE_TOOLS} == {"current", "interactive", "retired"}
     retired = {tool.name for tool in CLAUDE_CODE_TOOLS if tool.status == "retired"}
     assert retired == tools.RETIRED_CLAUDE_TOOLS
 

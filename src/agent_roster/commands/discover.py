@@ -174,9 +174,10 @@ class _Import:
         parsed = parse_profile(
             text, path=rel, expected_id=profile.id, project=self.project, known_tools=known
         )
+        # The vault's warnings about what we write (a tool no registry knows) are the import's
+        # too; its errors mean the file would be rejected, so nothing is written.
+        self.diagnostics.extend(parsed.diagnostics)
         if not parsed.ok:
-            # The vault would reject what we write: report where, in the file we would write.
-            self.diagnostics.extend(parsed.diagnostics)
             return
         self._write("profile", profile.id, path, rel, text)
 
