@@ -103,19 +103,25 @@ def native_form(layout: Layout, model: str = "") -> NativeForm:
 
 
 def keep_native(
-    form: NativeForm | None, generated: str, read: Callable[[str], AgentProfile | None]
+    form: NativeForm | None,
+    generated: str,
+    read: Callable[[str], AgentProfile | None],
+    prompt: str | None = None,
 ) -> str:
     """The file to write for an agent whose file render made as ``generated`` (by
-    :func:`write_native`): the remembered ``head``, its prompt, and the remembered ``tail``
-    when the harness reads that as the same agent (``read`` is the codec's reading of one
-    file's text), else ``generated``. So an agent nobody changed comes back byte for byte,
-    frontmatter spelling and key order included, and a changed one is written afresh."""
+    :func:`write_native`, with ``prompt``; read back from it when not given): the
+    remembered ``head``, the prompt, and the remembered ``tail`` when the harness reads that
+    as the same agent (``read`` is the codec's reading of one file's text), else
+    ``generated``. So an agent nobody changed comes back byte for byte, frontmatter spelling
+    and key order included, and a changed one is written afresh."""
     if form is None:
         return generated
-    doc = read_native(generated, "", [])
-    if doc is None:
-        return generated
-    candidate = form.head + split_layout(doc).prompt + form.tail
+    if prompt is None:
+        doc = read_native(generated, "", [])
+        if doc is None:
+            return generated
+        prompt = split_layout(doc).prompt
+    candidate = form.head + prompt + form.tail
     if candidate == generated:
         return generated
     return candidate if same_agent(read(candidate), read(generated)) else generated

@@ -250,6 +250,7 @@ class ClaudeCodec:
             profile.native.get(self.name),
             write_native(data, body),
             lambda text: read_text(text, path),
+            body,
         )
         return NativeFile(path=path, content=content)
 

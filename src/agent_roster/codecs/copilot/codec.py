@@ -169,6 +169,7 @@ class CopilotCodec:
             profile.native.get(self.name),
             write_native(data, body),
             lambda text: read_text(text, path, profile.id),
+            body,
         )
         return NativeFile(path=path, content=content)
 

@@ -169,6 +169,7 @@ class CursorCodec:
             profile.native.get(self.name),
             write_native(data, body),
             lambda text: self.read_text(text, path),
+            body,
         )
         return NativeFile(path=path, content=content)
 

@@ -337,6 +337,7 @@ class _Renderer:
             profile.native.get(CODEC),
             write_native(data, body),
             partial(read_text, derived=profile.id, path=rel, servers=tuple(block)),
+            body,
         )
         self.files.append(NativeFile(path=rel, content=content))
 
