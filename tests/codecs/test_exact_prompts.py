@@ -10,6 +10,7 @@ after an edit of another field the file is generated afresh and the prompt still
 
 from __future__ import annotations
 
+import json
 import re
 import tomllib
 from pathlib import Path
@@ -18,6 +19,9 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from agent_roster.cli import main
+
+from ..trees import build_tree
 from .claude_corpus import AGENTS as CLAUDE_AGENTS
 from .claude_corpus import NARROWED
 from .exact import DESCRIPTION, native_files, round_trip
@@ -222,3 +226,24 @@ def test_narrowed_tools_add_only_the_marked_section(name: str, tmp_path: Path) -
     assert rendered[len(original) - 1 :].startswith("\n\n## Roster constraints\n\n<!-- roster:")
     again = round_trip("claude", {rel: rendered}, root=tmp_path / "again")
     assert again.profile_md == trip.profile_md
+
+
+def test_roster_resolve_gives_the_body_unchanged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Through the CLI and the real store: import, then ``roster resolve`` (which syncs the
+    vault into SQLite and builds the launch) carries the body exactly."""
+    body = "You review.\r\n\r\n## Focus  \r\n```sh\r\nmake test\r\n"  # CRLF, open fence
+    files, _ = native_files("claude", body)
+    workspace, vault = tmp_path / "ws", tmp_path / "vault"
+    (vault / "agent-types").mkdir(parents=True)
+    build_tree(workspace, {path: text.encode() for path, text in files.items()})
+    home = tmp_path / "home"
+    home.mkdir()
+    where = ["--vault", str(vault), "--db", f"sqlite:///{tmp_path / 'roster.db'}"]
+    imported = ["import", "--from", "claude", "--workspace", str(workspace), "--home", str(home)]
+    assert main([*where, *imported]) == 0
+    capsys.readouterr()
+    assert main([*where, "resolve", "--profile", "probe", "--json"]) == 0
+    launch = json.loads(capsys.readouterr().out)["launch"]
+    assert launch["system_prompt"] == f"## Agent Role Instructions\n\n{body}"
