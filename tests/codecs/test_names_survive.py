@@ -163,3 +163,16 @@ def test_a_model_from_elsewhere_still_gets_its_provider(tmp_path: Path) -> None:
     assert report.ok and trip.imported.ok
     text = (out / ".opencode/agents/docs.md").read_text()
     assert _frontmatter(text)["model"] == "anthropic/claude-sonnet-4-6"
+
+
+def test_model_inherit_is_kept_when_the_file_is_written_afresh(tmp_path: Path) -> None:
+    """``model: inherit`` means "no model of its own" (canonically: no model); written again
+    as it was, not dropped, even when another field changed."""
+    for harness, rel in (
+        ("claude", ".claude/agents/docs.md"),
+        ("cursor", ".cursor/agents/docs.md"),
+    ):
+        agent = "---\nname: docs\ndescription: Writes docs.\nmodel: inherit\n---\n\nWrite.\n"
+        edit = ("description: Writes docs.", "description: Writes more docs.")
+        trip = round_trip(harness, {rel: agent}, edit=edit, root=tmp_path / harness)
+        assert _frontmatter(trip.files[rel])["model"] == "inherit"

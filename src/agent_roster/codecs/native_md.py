@@ -127,6 +127,24 @@ def keep_native(
     return candidate if same_agent(read(candidate), read(generated)) else generated
 
 
+def native_model(written: object, canonical: str) -> str:
+    """The model string a file had, to remember when the canonical model does not give it
+    back (``inherit``, which means "no model of its own"; surrounding spaces); else ""."""
+    return written if isinstance(written, str) and written and written != canonical else ""
+
+
+def model_for(profile: AgentProfile, codec: str) -> str:
+    """The model string to write for ``codec``: the one its file had (see
+    :func:`native_model`) while it still stands for the profile's model, else the profile's
+    (issue 12 item 4: model ids are never rewritten on a round trip)."""
+    form = profile.native.get(codec)
+    if form is not None and form.model:
+        text = form.model.strip()
+        if ("" if text.lower() == "inherit" else text) == profile.model:
+            return form.model
+    return profile.model
+
+
 #: Fields that say where or how a file was written, not what agent it defines.
 _LAYOUT_FIELDS = frozenset({"source", "native", "fields_set"})
 

@@ -48,7 +48,12 @@ from agent_roster.codecs.claude.rules import (
     narrowed_sentences,
     native_tool,
 )
-from agent_roster.codecs.native_md import harness_diagnostic, keep_native, write_native
+from agent_roster.codecs.native_md import (
+    harness_diagnostic,
+    keep_native,
+    model_for,
+    write_native,
+)
 from agent_roster.codecs.prompt import render_prompt
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.known_tools import DEFAULT_EMBEDDED_COMMANDS, DEFAULT_EMBEDDED_SERVER
@@ -213,8 +218,9 @@ class ClaudeCodec:
             data["disallowedTools"] = dedupe(denied + perms.deny)
         self._permission_losses(profile, perms, profile_losses)
         constraints += perms.constraints
-        if profile.model:
-            data["model"] = profile.model
+        model = model_for(profile, self.name)
+        if model:
+            data["model"] = model
         if profile.permission_mode:
             mode = profile.permission_mode
             if mode == "full":

@@ -104,11 +104,12 @@ class ImportedDocument(NamedTuple):
     native: NativeForm
 
 
-def import_document(doc: NativeDocument, ident: str) -> ImportedDocument:
-    """The prompt of a native markdown agent file and what to remember of the file."""
+def import_document(doc: NativeDocument, ident: str, model: str = "") -> ImportedDocument:
+    """The prompt of a native markdown agent file and what to remember of the file (with
+    ``model``, the file's model string when the canonical one does not give it back)."""
     layout = split_layout(doc)
     sections, losses = import_prompt(layout.prompt, ident)
-    return ImportedDocument(sections, losses, native_form(layout))
+    return ImportedDocument(sections, losses, native_form(layout, model))
 
 
 #: Canonical fields no markdown-agent harness has a key for, and why.

@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 from agent_roster.codecs.base import Loss, LossOutcome
 from agent_roster.codecs.claude import mcp as claude_mcp
 from agent_roster.codecs.claude.files import AgentFile, diag_at, import_document
-from agent_roster.codecs.native_md import read_native
+from agent_roster.codecs.native_md import native_model, read_native
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.known_tools import DEFAULT_EMBEDDED_SERVER, strip_embedded_prefix
 from agent_roster.model.mcp import McpServer
@@ -273,7 +273,7 @@ def read_agent(found: AgentFile) -> ReadAgent:
                 f"Agent file {path} has invalid mcpServers item: {item!r}",
                 "list server names or {name: config} objects",
             )
-    imported = import_document(doc, name)
+    imported = import_document(doc, name, native_model(model, model_text))
     losses.extend(imported.losses)
     profile = AgentProfile(
         id=name,

@@ -35,7 +35,14 @@ from agent_roster.codecs.claude.files import (
     read_json_file,
 )
 from agent_roster.codecs.claude.rules import rule_sentence
-from agent_roster.codecs.native_md import harness_diagnostic, keep_native, read_native, write_native
+from agent_roster.codecs.native_md import (
+    harness_diagnostic,
+    keep_native,
+    model_for,
+    native_model,
+    read_native,
+    write_native,
+)
 from agent_roster.codecs.permissions import effective_rules, evaluate
 from agent_roster.codecs.prompt import render_prompt
 from agent_roster.diagnostics import Diagnostic
@@ -117,8 +124,9 @@ class CursorCodec:
             return None
         out = [*name_loss(profile, self.title), *dropped(profile, _DROPS, self.title)]
         data: dict[str, Any] = {"name": profile.id, "description": profile.description}
-        if profile.model:
-            data["model"] = profile.model
+        model = model_for(profile, self.name)
+        if model:
+            data["model"] = model
         constraints: list[str] = []
         is_readonly = readonly(profile)
         if is_readonly:
@@ -308,7 +316,7 @@ class CursorCodec:
                     warning=True,
                 )
             )
-        imported = import_document(doc, name)
+        imported = import_document(doc, name, native_model(model, model_text))
         profile = AgentProfile(
             id=name,
             name=name,

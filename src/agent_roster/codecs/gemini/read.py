@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 from agent_roster.codecs.native_md import (
     harness_diagnostic,
     native_form,
+    native_model,
     read_native,
     split_layout,
 )
@@ -191,7 +192,9 @@ def parse_agent(text: str, path: Path, out: list[Diagnostic]) -> AgentFile | Non
         return None
     layout = split_layout(doc)
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
-    return AgentFile(data["name"], data, layout.prompt, path, digest, native_form(layout))
+    model = data.get("model")
+    native = native_form(layout, native_model(model, "" if model in (None, "inherit") else model))
+    return AgentFile(data["name"], data, layout.prompt, path, digest, native)
 
 
 def _check(data: dict[str, Any]) -> tuple[str, str, str, str] | None:
