@@ -6,7 +6,8 @@ Every error the package raises on purpose derives from :class:`RosterError`::
     ├── UsageError          a caller passed something invalid (bad id, unknown option value)
     │   └── UnsafeNameError an id or name is not a single safe path segment
     ├── VaultError          the vault cannot be read or written as asked
-    │   └── NotFoundError   the thing asked for does not exist
+    │   ├── NotFoundError   the thing asked for does not exist
+    │   └── PathOutsideVaultError a symlink leads the path outside the vault
     └── InvalidDocumentError a document has errors; carries every diagnostic found
 
 The surfaces (CLI, and later MCP and HTTP) map these to exit codes and to one error shape;
@@ -56,6 +57,17 @@ class NotFoundError(VaultError):
     """The profile, server or file asked for does not exist."""
 
     kind = "not-found"
+
+
+class PathOutsideVaultError(VaultError):
+    """A vault path leads outside the vault through a symlink; ``diagnostics`` holds the
+    ``path-outside-vault`` diagnostic naming the link (``vault/guard.py``)."""
+
+    kind = "path-outside-vault"
+
+    def __init__(self, message: str, diagnostic: Diagnostic, *, hint: str = "") -> None:
+        super().__init__(message, hint=hint)
+        self.diagnostics = (diagnostic,)
 
 
 class InvalidDocumentError(RosterError):

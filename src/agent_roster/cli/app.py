@@ -16,7 +16,7 @@ from typing import Any
 import click
 
 from agent_roster import __version__
-from agent_roster.errors import InvalidDocumentError, RosterError
+from agent_roster.errors import InvalidDocumentError, PathOutsideVaultError, RosterError
 
 EXIT_OK = 0
 EXIT_PROBLEMS = 1
@@ -106,7 +106,7 @@ def report_error(exc: RosterError, args: Sequence[str]) -> None:
         from agent_roster.cli.output import emit_json
 
         error: dict[str, object] = {"kind": exc.kind, "message": exc.message, "hint": exc.hint}
-        if isinstance(exc, InvalidDocumentError):
+        if isinstance(exc, InvalidDocumentError | PathOutsideVaultError):
             error["diagnostics"] = [d.to_dict() for d in exc.diagnostics]
         emit_json({"error": error}, sys.stdout)
         return
