@@ -43,10 +43,10 @@ from agent_roster.sync.outcomes import (
     Changed,
     FileParser,
     Outcome,
-    content_hash,
 )
 from agent_roster.vault.guard import outside_diagnostic, outside_link
 from agent_roster.vault.paths import EntryKind, ScannedFile, VaultLayout, classify
+from agent_roster.vault.writer import content_hash
 
 __all__ = ["SyncEngine", "SyncReport", "content_hash"]
 
