@@ -49,6 +49,7 @@ from agent_roster.codecs.claude.rules import (
 )
 from agent_roster.codecs.native_md import harness_diagnostic, write_native
 from agent_roster.codecs.prompt import render_prompt
+from agent_roster.codecs.unloaded import report_not_loaded
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.known_tools import DEFAULT_EMBEDDED_SERVER
 from agent_roster.model.mcp import McpServer
@@ -314,7 +315,17 @@ class ClaudeCodec:
         chosen: dict[str, ReadAgent] = {}
         for folder in (roots.home / AGENTS_DIR, roots.workspace / AGENTS_DIR):
             layer: dict[str, list[ReadAgent]] = {}
-            for path in list_files(folder, ".md", recursive=True):
+            files = list_files(folder, ".md", recursive=True)
+            report_not_loaded(
+                folder,
+                files,
+                diagnostics,
+                harness="Claude Code",
+                rule="only *.md files are agents",
+                hint="name it <agent>.md if it is an agent",
+                recursive=True,
+            )
+            for path in files:
                 if path.stat().st_size > MAX_FILE_BYTES:
                     diagnostics.append(
                         harness_diagnostic(

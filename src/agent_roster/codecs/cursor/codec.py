@@ -38,6 +38,7 @@ from agent_roster.codecs.claude.rules import rule_sentence
 from agent_roster.codecs.native_md import harness_diagnostic, write_native
 from agent_roster.codecs.permissions import effective_rules, evaluate
 from agent_roster.codecs.prompt import render_prompt
+from agent_roster.codecs.unloaded import report_not_loaded
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.mcp import McpServer
 from agent_roster.model.profile import AgentProfile, PermissionAction, PermissionRule
@@ -177,7 +178,17 @@ class CursorCodec:
         losses: list[Loss] = []
         chosen: dict[str, AgentProfile] = {}
         for folder in (roots.home / AGENTS_DIR, roots.workspace / AGENTS_DIR):
-            for path in list_files(folder, ".md", recursive=False):
+            files = list_files(folder, ".md", recursive=False)
+            report_not_loaded(
+                folder,
+                files,
+                diagnostics,
+                harness="Cursor",
+                rule="only *.md files are agents",
+                hint="name it <agent>.md, directly in the agents folder",
+                recursive=False,
+            )
+            for path in files:
                 found = read_agent_file(path, diagnostics)
                 if found is None:
                     continue
