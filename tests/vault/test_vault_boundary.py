@@ -307,3 +307,14 @@ def test_import_never_writes_through_a_link(make_tree, tmp_path: Path) -> None: 
     assert [(f.path, f.status) for f in report.files] == [
         ("agent-types/coding/profile.md", "skipped")
     ]
+
+
+def test_a_roster_toml_leading_outside_is_not_read(make_tree) -> None:  # type: ignore[no-untyped-def]
+    from agent_roster.resolve.config import load_config
+
+    vault = make_tree({"agent-types/qa/profile.md": PROFILE.format("qa")})
+    outside = make_tree({"roster.toml": '[defaults]\nmodel = "outside-model"\n'}, sub="out")
+    (vault / "roster.toml").symlink_to(outside / "roster.toml")
+    loaded = load_config(vault)
+    assert loaded.config.defaults.model != "outside-model"
+    assert [(d.path, d.code) for d in loaded.diagnostics] == [("roster.toml", "path-outside-vault")]
