@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.errors import UnsafeNameError, VaultError
-from agent_roster.vault import loader
 from agent_roster.vault.loader import load_vault
 from agent_roster.vault.paths import (
     EntryKind,
@@ -19,6 +17,8 @@ from agent_roster.vault.paths import (
     classify,
     segment_problem,
 )
+
+from .helpers import spy_reads
 
 P, M = EntryKind.PROFILE, EntryKind.MCP_SERVER
 PROFILE = "---\nid: {0}\nname: {0}\n---\n## Role\nHi.\n"
@@ -263,14 +263,7 @@ def test_symlinks_leaving_the_vault_are_not_listed_but_named(linked_vault: Path)
 def test_load_vault_reports_escaping_links_without_reading_them(
     linked_vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    read: list[str] = []
-    real_read = loader._read_file
-
-    def spy(path: str, size: int) -> bytes:
-        read.append(os.path.realpath(path))
-        return real_read(path, size)
-
-    monkeypatch.setattr(loader, "_read_file", spy)
+    read = spy_reads(monkeypatch)
     snapshot = load_vault(linked_vault)
     assert not any("outside" in p for p in read), read
     outside = [d for d in snapshot.all_diagnostics() if d.code == "path-outside-vault"]

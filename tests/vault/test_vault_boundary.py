@@ -17,10 +17,12 @@ from agent_roster.cli import main
 from agent_roster.commands.init import init_vault
 from agent_roster.commands.show import show_profile
 from agent_roster.errors import PathOutsideVaultError
-from agent_roster.vault import guard, loader
+from agent_roster.vault import guard
 from agent_roster.vault.loader import load_vault
 from agent_roster.vault.paths import VaultLayout
 from agent_roster.vault.writer import write_in_vault
+
+from .helpers import spy_reads
 
 MARKER = "OUTSIDE-THE-VAULT"
 PROFILE = (
@@ -78,14 +80,7 @@ def test_a_linked_folder_leaving_the_vault_is_named_and_never_read(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     vault, outside = _linked(make_tree, link, tree)
-    read: list[str] = []
-    real_read = loader._read_file
-
-    def spy(path: str, size: int) -> bytes:
-        read.append(os.path.realpath(path))
-        return real_read(path, size)
-
-    monkeypatch.setattr(loader, "_read_file", spy)
+    read = spy_reads(monkeypatch)
     snapshot = load_vault(vault)
     assert not [p for p in read if p.startswith(str(outside))]
     assert [(d.path, d.code, d.severity.value) for d in snapshot.unloaded] == [

@@ -97,6 +97,17 @@ class _Scan:
             self.out.append(outside_diagnostic(rel, folder=folder))
         return False
 
+    def follow(self, path: str, rel: str, *, folder: bool) -> os.stat_result | None:
+        """The stat of what the symlink ``path`` leads to, or ``None`` (reported) when it
+        leads outside the vault or to nothing."""
+        if not self.inside(path, rel, folder=folder):
+            return None
+        try:
+            return os.stat(path)
+        except OSError:
+            self.unreadable(rel, "it is a symlink to nothing", "fix or remove the link")
+            return None
+
     def enter(self, path: str, rel: str) -> bool:
         """True when the layout folder ``path`` exists, is a folder, and stays inside."""
         try:
@@ -107,13 +118,10 @@ class _Scan:
             self.unreadable(rel, exc.strerror or str(exc), "check the folder's permissions")
             return False
         if stat.S_ISLNK(info.st_mode):
-            if not self.inside(path, rel, folder=True):
+            followed = self.follow(path, rel, folder=True)
+            if followed is None:
                 return False
-            try:
-                info = os.stat(path)
-            except OSError:
-                self.unreadable(rel, "it is a symlink to nothing", "fix or remove the link")
-                return False
+            info = followed
         if not stat.S_ISDIR(info.st_mode):
             self.skip(
                 "layout-unknown",
@@ -261,13 +269,10 @@ class _Scan:
             self.no_profile(entry.path, folder_rel, exc)
             return None
         if stat.S_ISLNK(info.st_mode):
-            if not self.inside(path, rel, folder=False):
+            followed = self.follow(path, rel, folder=False)
+            if followed is None:
                 return None
-            try:
-                info = os.stat(path)
-            except OSError:
-                self.unreadable(rel, "it is a symlink to nothing", "fix or remove the link")
-                return None
+            info = followed
         if stat.S_ISREG(info.st_mode):
             return VaultEntry(_PROFILE, name, project, rel), path, info
         self.unreadable(

@@ -29,7 +29,7 @@ from agent_roster.codecs.claude.files import (
     COMMON_DROPS,
     dedupe,
     dropped,
-    list_files,
+    list_agent_files,
     name_loss,
     read_agent_file,
     read_json_file,
@@ -49,7 +49,6 @@ from agent_roster.codecs.claude.rules import (
 )
 from agent_roster.codecs.native_md import harness_diagnostic, write_native
 from agent_roster.codecs.prompt import render_prompt
-from agent_roster.codecs.unloaded import report_not_loaded
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.known_tools import DEFAULT_EMBEDDED_SERVER
 from agent_roster.model.mcp import McpServer
@@ -315,16 +314,7 @@ class ClaudeCodec:
         chosen: dict[str, ReadAgent] = {}
         for folder in (roots.home / AGENTS_DIR, roots.workspace / AGENTS_DIR):
             layer: dict[str, list[ReadAgent]] = {}
-            files = list_files(folder, ".md", recursive=True)
-            report_not_loaded(
-                folder,
-                files,
-                diagnostics,
-                harness="Claude Code",
-                rule="only *.md files are agents",
-                hint="name it <agent>.md if it is an agent",
-                recursive=True,
-            )
+            files = list_agent_files(folder, diagnostics, harness="Claude Code", recursive=True)
             for path in files:
                 if path.stat().st_size > MAX_FILE_BYTES:
                     diagnostics.append(

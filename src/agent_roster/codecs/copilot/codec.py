@@ -29,7 +29,7 @@ from agent_roster.codecs.claude import mcp as claude_mcp
 from agent_roster.codecs.claude.files import (
     COMMON_DROPS,
     dropped,
-    list_files,
+    list_agent_files,
     read_agent_file,
     read_json_file,
 )
@@ -39,7 +39,6 @@ from agent_roster.codecs.native_md import harness_diagnostic, write_native
 from agent_roster.codecs.permissions import effective_rules, evaluate
 from agent_roster.codecs.prompt import render_prompt
 from agent_roster.codecs.tool_names import opencode_key, split_ref, to_native
-from agent_roster.codecs.unloaded import report_not_loaded
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.known_tools import DEFAULT_EMBEDDED_SERVER
 from agent_roster.model.mcp import McpServer
@@ -275,16 +274,7 @@ class CopilotCodec:
         inline: dict[str, McpServer] = {}
         for folder in (roots.home / USER_DIR, roots.workspace / PROJECT_DIR):
             layer: dict[str, AgentProfile] = {}
-            files = list_files(folder, ".md", recursive=False)
-            report_not_loaded(
-                folder,
-                files,
-                diagnostics,
-                harness="Copilot",
-                rule="only *.agent.md and *.md files are agents",
-                hint="name it <agent>.agent.md, directly in the agents folder",
-                recursive=False,
-            )
+            files = list_agent_files(folder, diagnostics, harness="Copilot", recursive=False)
             for path in files:
                 ident = path.name.removesuffix(".md").removesuffix(".agent")
                 found = read_agent_file(path, diagnostics)

@@ -29,7 +29,7 @@ from agent_roster.codecs.claude.files import (
     diag_at,
     dropped,
     import_prompt,
-    list_files,
+    list_agent_files,
     name_loss,
     read_agent_file,
     read_json_file,
@@ -38,7 +38,6 @@ from agent_roster.codecs.claude.rules import rule_sentence
 from agent_roster.codecs.native_md import harness_diagnostic, write_native
 from agent_roster.codecs.permissions import effective_rules, evaluate
 from agent_roster.codecs.prompt import render_prompt
-from agent_roster.codecs.unloaded import report_not_loaded
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.mcp import McpServer
 from agent_roster.model.profile import AgentProfile, PermissionAction, PermissionRule
@@ -178,16 +177,7 @@ class CursorCodec:
         losses: list[Loss] = []
         chosen: dict[str, AgentProfile] = {}
         for folder in (roots.home / AGENTS_DIR, roots.workspace / AGENTS_DIR):
-            files = list_files(folder, ".md", recursive=False)
-            report_not_loaded(
-                folder,
-                files,
-                diagnostics,
-                harness="Cursor",
-                rule="only *.md files are agents",
-                hint="name it <agent>.md, directly in the agents folder",
-                recursive=False,
-            )
+            files = list_agent_files(folder, diagnostics, harness="Cursor", recursive=False)
             for path in files:
                 found = read_agent_file(path, diagnostics)
                 if found is None:
