@@ -97,9 +97,13 @@ class _Scan:
             self.out.append(outside_diagnostic(rel, folder=folder))
         return False
 
-    def follow(self, path: str, rel: str, *, folder: bool) -> os.stat_result | None:
-        """The stat of what the symlink ``path`` leads to, or ``None`` (reported) when it
-        leads outside the vault or to nothing."""
+    def follow(
+        self, path: str, rel: str, info: os.stat_result, *, folder: bool
+    ) -> os.stat_result | None:
+        """``info`` (the ``lstat`` of ``path``), or for a symlink the stat of what it leads
+        to; ``None`` (reported) when the link leads outside the vault or to nothing."""
+        if not stat.S_ISLNK(info.st_mode):
+            return info
         if not self.inside(path, rel, folder=folder):
             return None
         try:
@@ -117,12 +121,10 @@ class _Scan:
         except OSError as exc:
             self.unreadable(rel, exc.strerror or str(exc), "check the folder's permissions")
             return False
-        if stat.S_ISLNK(info.st_mode):
-            followed = self.follow(path, rel, folder=True)
-            if followed is None:
-                return False
-            info = followed
-        if not stat.S_ISDIR(info.st_mode):
+        followed = self.follow(path, rel, info, folder=True)
+        if followed is None:
+            return False
+        if not stat.S_ISDIR(followed.st_mode):
             self.skip(
                 "layout-unknown",
                 rel,
@@ -268,17 +270,15 @@ class _Scan:
         except OSError as exc:
             self.no_profile(entry.path, folder_rel, exc)
             return None
-        if stat.S_ISLNK(info.st_mode):
-            followed = self.follow(path, rel, folder=False)
-            if followed is None:
-                return None
-            info = followed
-        if stat.S_ISREG(info.st_mode):
-            return VaultEntry(_PROFILE, name, project, rel), path, info
+        followed = self.follow(path, rel, info, folder=False)
+        if followed is None:
+            return None
+        if stat.S_ISREG(followed.st_mode):
+            return VaultEntry(_PROFILE, name, project, rel), path, followed
         self.unreadable(
             rel,
             "it is a folder, not a file"
-            if stat.S_ISDIR(info.st_mode)
+            if stat.S_ISDIR(followed.st_mode)
             else "it is not a regular file",
             "a profile is a markdown file",
         )
