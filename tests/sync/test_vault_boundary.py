@@ -49,6 +49,7 @@ def test_starter_knowledge_is_never_copied_through_a_linked_memory_folder(
             "nothing is written through it",
         )
     ]
+    assert refused[0].hint == "move the folder into the vault instead of linking"
     assert store.get_profile("coding") is not None  # the profile itself synced
 
 

@@ -76,11 +76,14 @@ def outside_link(layout: VaultLayout, path: str | os.PathLike[str]) -> str | Non
     return None
 
 
-def refuse(layout: VaultLayout, path: str | os.PathLike[str], *, write: bool) -> None:
-    """Raise the refusal for ``path``, naming the link that leads out of the vault."""
+def refuse(
+    layout: VaultLayout, path: str | os.PathLike[str], *, write: bool, folder: bool = False
+) -> None:
+    """Raise the refusal for ``path`` (a ``folder`` or a file), naming the link that leads
+    out of the vault."""
     rel = layout.relative(path)
     link = outside_link(layout, path) or rel
-    diagnostic = outside_diagnostic(link, folder=link != rel, write=write)
+    diagnostic = outside_diagnostic(link, folder=folder or link != rel, write=write)
     raise PathOutsideVaultError(diagnostic.message, diagnostic, hint=diagnostic.hint)
 
 
@@ -91,6 +94,9 @@ def open_folder(layout: VaultLayout, path: str | os.PathLike[str], *, create: bo
     (FileNotFoundError when a folder is missing and not ``create``)."""
     rel = layout.relative(path)
     todo = rel.split("/") if rel else []
+    if create and not os.path.isdir(layout.root):
+        # The vault folder itself is the user's choice (as `roster init DIR` is).
+        os.makedirs(layout.root, exist_ok=True)
     root = layout.real_root
     fd = os.open(root, _FOLDER)
     done: list[str] = []  # where ``fd`` is, relative to the real root, no symlinks in it
@@ -106,7 +112,7 @@ def open_folder(layout: VaultLayout, path: str | os.PathLike[str], *, create: bo
                     raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), path) from None
                 real = os.path.realpath(os.path.join(root, *done, part))
                 if not layout.contains(real):
-                    refuse(layout, path, write=create)
+                    refuse(layout, path, write=create, folder=True)
                 # Start again from the root along the link's real target.
                 os.close(fd)
                 fd = -1
