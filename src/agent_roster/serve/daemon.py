@@ -218,6 +218,7 @@ def run_up(settings: UpSettings, *, echo: Callable[[str], None] | None = None) -
 
     from agent_roster.commands.sync import open_store
     from agent_roster.resolve.config import load_config
+    from agent_roster.serve.gate import LaunchGate
     from agent_roster.serve.http import build_app, close_streams
     from agent_roster.serve.notify import Notifier, build_sinks
     from agent_roster.serve.security import GuardSettings
@@ -252,7 +253,8 @@ def run_up(settings: UpSettings, *, echo: Callable[[str], None] | None = None) -
         loopback = settings.host in ("127.0.0.1", "localhost", "::1")
         token = None if loopback else daemon_token(folder)
         guard = GuardSettings(port=settings.port, bind=settings.host, token=token)
-        app = build_app(context, guard=guard, events=live)
+        gate = LaunchGate.for_folder(folder, token)
+        app = build_app(context, guard=guard, gate=gate, events=live)
         ready = threading.Event()
 
         def handle(batch: ChangeBatch) -> None:

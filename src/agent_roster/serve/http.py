@@ -257,5 +257,6 @@ def build_app(
 
     mcp_route = next(r for r in mcp_app.routes if isinstance(r, Route))
     app.router.routes.append(mcp_route)
-    app.add_middleware(RequestGuard, settings=guard)
+    verify = getattr(gate, "verify", None)
+    app.add_middleware(RequestGuard, settings=guard, verify_token=verify)
     return app
