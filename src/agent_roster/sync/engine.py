@@ -22,7 +22,7 @@ import gc
 import logging
 import os
 import time
-from collections.abc import Generator, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import Any, NamedTuple
 
 import msgspec
@@ -123,8 +123,16 @@ class SyncEngine:
         self.index = index
 
     # -- public -------------------------------------------------------------------------------
-    def sync(self, paths: Iterable[str] | None = None, *, prune: bool = False) -> SyncReport:
-        """Sync the whole vault (``paths=None``) or only the given vault-relative paths."""
+    def sync(
+        self,
+        paths: Iterable[str] | None = None,
+        *,
+        prune: bool = False,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> SyncReport:
+        """Sync the whole vault (``paths=None``) or only the given vault-relative paths.
+        ``progress(done, total)`` is told about each changed file parsed (``roster up``
+        shows a bar on a large vault)."""
         started = time.perf_counter()
         states = self._load_states(reload=paths is None)
         skipped: list[Diagnostic] = []
@@ -171,6 +179,8 @@ class SyncEngine:
             gone = _not_held(gone, skipped)
         at = time.time()
         outcomes = self._outcomes(changed, states, present_servers, at)
+        if progress is not None:
+            outcomes = _counted(outcomes, len(changed), progress)
         with _few_collections(len(changed) > PARALLEL_MIN_FILES), contextlib.closing(outcomes):
             done = writer.write_outcomes(
                 self.store,
@@ -225,6 +235,10 @@ class SyncEngine:
         return self._failing
 
     # -- reading and parsing --------------------------------------------------------------------
+    def file_state(self, rel: str) -> FileState | None:
+        """The bookkeeping of one vault-relative path as of the last sync (None: unknown)."""
+        return self._load_states(reload=False).get(rel)
+
     def _load_states(self, *, reload: bool) -> dict[str, FileState]:
         if self._states is None or reload:
             with self.store.transaction() as conn:
@@ -340,3 +354,12 @@ def _server_names(
     for project, name in present_servers:
         names.setdefault(project, set()).add(name)
     return names
+
+
+def _counted(
+    outcomes: Generator[Outcome, None, None], total: int, progress: Callable[[int, int], None]
+) -> Generator[Outcome, None, None]:
+    with contextlib.closing(outcomes):
+        for done, outcome in enumerate(outcomes, 1):
+            progress(done, total)
+            yield outcome
