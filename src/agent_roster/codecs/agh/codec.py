@@ -37,6 +37,7 @@ from agent_roster.codecs.base import (
 )
 from agent_roster.codecs.native_md import harness_diagnostic, keep_native
 from agent_roster.codecs.prompt import import_body
+from agent_roster.codecs.unloaded import not_loaded
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.mcp import McpServer
 from agent_roster.model.profile import AgentProfile, PermissionRule, Runtime
@@ -72,6 +73,15 @@ class AghCodec:
                     found = read_agent(entry, diagnostics)
                     if found is not None:
                         files.append(found)
+                        continue
+                    why = "the folder has no AGENT.md"
+                elif entry.is_symlink() and entry.is_dir():
+                    why = "AGH skips symlinked folders"
+                else:
+                    why = "agents are folders (<name>/AGENT.md), not files"
+                if not entry.name.startswith("."):
+                    hint = "make it a folder <name>/ with an AGENT.md inside"
+                    diagnostics.append(not_loaded(entry, "AGH", why, hint))
         if any(d.is_error for d in diagnostics):
             return Discovery(diagnostics=tuple(diagnostics))
         profiles: list[AgentProfile] = []
