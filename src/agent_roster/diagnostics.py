@@ -79,6 +79,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     "section-duplicate": (E, "a ## section appears twice"),
     "section-empty": (W, "a structured section has no content"),
     "fence-unclosed": (E, "a code fence is never closed, so it swallows the rest of the file"),
+    "verbatim-invalid": (E, "a roster-verbatim prose block is malformed"),
     "json-block-missing": (E, "a structured section has no ```json block"),
     "json-fence-untagged": (E, "a structured section's code fence has no language tag"),
     "json-fence-language": (E, "a structured section's code fence is tagged with another language"),

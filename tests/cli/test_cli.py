@@ -150,7 +150,7 @@ def test_show_json_has_documented_fields(vault: Path, capsys: pytest.CaptureFixt
     assert code == 0
     assert data["model"] == "claude-sonnet-4-6"
     assert data["permission_mode"] == "acceptEdits"
-    assert data["prompt"] == "## Role\n\nWrite code."
+    assert data["prompt"] == "Write code."  # Role: the prefix, no heading
     assert data["system_prompt_suffix"] == data["prompt"]
     assert data["source"] == "agent-types/coding/profile.md"
     for key in (
@@ -180,7 +180,7 @@ def test_show_text(vault: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "--vault", str(vault), "show", "coding")
     assert code == 0
     assert "model                claude-sonnet-4-6" in out
-    assert out.rstrip().endswith("## Role\n\nWrite code.")
+    assert out.rstrip().endswith("\n\nWrite code.")
 
 
 def test_show_unknown_profile_suggests(vault: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -378,7 +378,7 @@ def test_render_field_by_field() -> None:
     assert files[".agh/agents/rev/AGENT.md"] == (
         "---\nname: rev\nprovider: claude\nmodel: claude-sonnet-4-6\n"
         "tools:\n- mcp__github__get_issue\ndeny_tools:\n- mcp__github__merge_pull_request\n"
-        "permissions: approve-reads\n---\n\n## Role\n\nReview code.\n"
+        "permissions: approve-reads\n---\n\nReview code.\n"
     )
     assert json.loads(files[".agh/agents/rev/mcp.json"]) == {
         "mcpServers": {

@@ -65,7 +65,7 @@ def test_project_replaces_user_and_folders_are_recursive(tmp_path: Path) -> None
     )
     assert [p.id for p in found.profiles] == ["rev", "solo"]
     rev = found.profiles[0]
-    assert rev.prompt == "## Role\n\nproject" and rev.source.endswith("team/rev.md")
+    assert rev.prompt == "project" and rev.source.endswith("team/rev.md")
     shadowed = [d for d in found.diagnostics if d.code == "harness-shadowed"]
     assert len(shadowed) == 1 and shadowed[0].path.endswith("home/.claude/agents/rev.md")
     assert "replaces this user agent" in shadowed[0].message

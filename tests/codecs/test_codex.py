@@ -93,7 +93,7 @@ def test_render_writes_each_field() -> None:
         "approval_policy": "on-request",
         "model_reasoning_effort": "high",
         "nickname_candidates": ["Ace"],
-        "developer_instructions": "## Role\n\nYou help.\n",
+        "developer_instructions": "You help.\n",
         "mcp_servers": {
             "tool": {
                 "command": "node",
@@ -114,13 +114,13 @@ def test_render_writes_each_field() -> None:
 
 def test_prompt_is_a_literal_multiline_string_with_a_leading_newline() -> None:
     content = render(profile()).files[0].content
-    assert "developer_instructions = '''\n## Role\n\nYou help.\n'''" in content
+    assert "developer_instructions = '''\nYou help.\n'''" in content
 
 
 def test_prompt_with_triple_quotes_or_control_characters_survives() -> None:
     body = "Use ''' and \"\"\" and a back\\slash\x07 freely."
     rendering = render(profile(sections=(PromptSection(heading="Role", body=body),)))
-    assert role(rendering)["developer_instructions"] == f"## Role\n\n{body}\n"
+    assert role(rendering)["developer_instructions"] == f"{body}\n"
 
 
 @pytest.mark.parametrize(
@@ -457,7 +457,7 @@ def test_project_beats_user_and_fills_missing_fields(tmp_path: Path) -> None:
         )
     )
     [agent] = found.profiles
-    assert (agent.description, agent.prompt) == ("d s", "## Role\n\nmine")
+    assert (agent.description, agent.prompt) == ("d s", "mine")
     assert agent.harness == {"codex": {"nickname_candidates": ["Sam"]}}
     assert agent.source.endswith("ws/.codex/agents/y.toml")
     [shadowed] = found.diagnostics

@@ -251,7 +251,7 @@ def test_discover_agrees_with_codex_on_precedence(tmp_path: Path) -> None:
     found = {p.id: p for p in discovery.profiles}
     assert sorted(found) == ["deep", "dup", "shared", "user-only"]
     assert found["shared"].description == "d shared"
-    assert found["shared"].prompt == "## Role\n\nproject"
+    assert found["shared"].prompt == "project"
     assert found["dup"].description == "d dup"
     assert sorted(d.code for d in discovery.diagnostics) == [
         "harness-ignored",

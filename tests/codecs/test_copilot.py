@@ -125,7 +125,7 @@ def test_denies_alone_make_an_explicit_list_and_no_rules_omit_it() -> None:
 
 def test_render_refusals_and_user_scope() -> None:
     env_default = McpServer(name="s", transport=Transport.STDIO, command="${BIN:-node}")
-    long = profile(id="long", sections=(PromptSection(heading="Role", body="x" * 30_000),))
+    long = profile(id="long", sections=(PromptSection(heading="Role", body="x" * 30_001),))
     rendering = render(
         [long, profile(id="nodesc", description=""), profile(mcp_servers=("s",))],
         {"s": env_default},

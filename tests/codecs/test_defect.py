@@ -48,8 +48,8 @@ def test_directory_variant_reads_prompt_verbatim(tmp_path: Path) -> None:
     assert not found.refused and found.diagnostics == ()
     (p,) = found.profiles
     assert (p.id, p.name, p.description, p.model) == ("reviewer", "reviewer", "Reviews", "m1")
-    # read verbatim (not trimmed), so leading spaces stay; the vault's tidy drops trailing ones
-    assert p.sections == (PromptSection(heading="Role", body="  You review."),)
+    # read verbatim (not trimmed): only the file's last line end is layout (issue 12 item 1)
+    assert p.sections == (PromptSection(heading="Role", body="  You review.\n"),)
     assert p.allowed_tools == ()  # omitted allow: read-only default, reported
     assert any(x.field == "allowed_tools" for x in found.losses)
 
@@ -68,7 +68,7 @@ def test_single_file_variant(tmp_path: Path, text: str) -> None:
     found = discover(tmp_path, {".defect/agents/solo.md": text})
     assert not found.refused, found.diagnostics
     (p,) = found.profiles
-    assert p.id == "solo" and p.description == "One file" and p.prompt == "## Role\n\nBody text."
+    assert p.id == "solo" and p.description == "One file" and p.prompt == "Body text."
 
 
 def test_project_layer_replaces_user_layer_whole(tmp_path: Path) -> None:
@@ -285,9 +285,7 @@ def test_prompt_file_inside_the_folder_is_fine(tmp_path: Path) -> None:
         ".defect/agents/a/p.md": "Prompt",
     }
     (p,) = discover(tmp_path, files).profiles
-    assert p.prompt == "## Role\n\nPrompt" and p.harness == {
-        "defect": {"prompt_file": "prompts/../p.md"}
-    }
+    assert p.prompt == "Prompt" and p.harness == {"defect": {"prompt_file": "prompts/../p.md"}}
 
 
 # -- render ---------------------------------------------------------------------------------
@@ -333,7 +331,7 @@ def test_render_field_by_field() -> None:
         "tools": {"allow": ["read_file", "bash", "search", "mcp__pw__click"]},
         "sampling": {"top_k": 5, "temperature": 0.2, "top_p": 0.9},
     }
-    assert files[".defect/agents/rev/system.md"] == "## Role\n\nReview.\n"
+    assert files[".defect/agents/rev/system.md"] == "Review.\n"
     assert tomllib.loads(files[".defect/config.toml"]) == {
         "mcp": {
             "enabled_servers": ["pw"],
@@ -492,7 +490,7 @@ def test_native_profile_survives_import_and_render(tmp_path: Path) -> None:
         "sampling": {"top_k": 4, "temperature": 0.5},
         "hooks": {"after_turn": [{"command": "true"}]},
     }
-    assert files[".defect/agents/a/p.md"] == "## Role\n\nPrompt\n"
+    assert files[".defect/agents/a/p.md"] == "Prompt"  # as it was: no final line end
 
 
 def test_render_reads_its_output_back_with_defect_rules() -> None:

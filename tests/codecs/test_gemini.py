@@ -113,7 +113,7 @@ def test_render_writes_each_field() -> None:
         "max_turns": 12,
         "timeout_mins": 4,
     }
-    assert body == "\n## Role\n\nYou help.\n"
+    assert body == "\nYou help.\n"
     assert rendering.losses == () and rendering.diagnostics == ()
 
 
@@ -420,7 +420,7 @@ def test_folder_rules_and_first_registration_wins(tmp_path: Path) -> None:
     )
     acknowledge(root, "shared", GOOD.format(name="shared"))
     found = CODEC.discover(root)
-    assert [(p.id, p.prompt) for p in found.profiles] == [("shared", "## Role\n\nBody of shared.")]
+    assert [(p.id, p.prompt) for p in found.profiles] == [("shared", "Body of shared.")]
     codes = sorted(d.code for d in found.diagnostics)
     assert codes == ["harness-ignored"] * 4 + ["harness-shadowed"] * 2
     # What Gemini CLI passes over without a word is said (issue 12 item 6).
@@ -468,12 +468,14 @@ def test_import_maps_tools_servers_and_keys(tmp_path: Path) -> None:
     assert agent.allowed_tools == ("Read", "Grep", "mcp__docs__*", "mcp__tool__run")
     assert agent.mcp_servers == ("docs", "tool", "inline")
     assert [s.name for s in found.servers] == ["docs", "tool", "inline"]
-    assert [s.heading for s in agent.sections] == ["Role", "Config (prompt)"]
+    # The body is the prompt, whole: its own "## Config" is prose, never a vault section.
+    assert agent.sections == (
+        PromptSection(heading="Role", body="Lead text.\n\n## Config\n\nprose"),
+    )
     details = " ".join(loss.detail for loss in found.losses)
-    assert "read_many_files" in details and "Config (prompt)" in details
+    assert "read_many_files" in details
     assert {(loss.field, loss.outcome) for loss in found.losses} == {
         ("allowed_tools", LossOutcome.DROPPED),
-        ("prompt", LossOutcome.TRANSLATED),
     }
 
 

@@ -150,7 +150,7 @@ def test_render_writes_each_field() -> None:
     assert agent.content == (
         "---\ndescription: d\nmode: subagent\nmodel: openai/gpt-5\ntemperature: 0.5\n"
         "top_p: 0.9\nsteps: 12\ncolor: '#A1B2C3'\npermission:\n  bash:\n    '*': ask\n"
-        "    git *: allow\nvariant: high\nreasoningEffort: low\n---\n\n## Role\n\nBe brief.\n"
+        "    git *: allow\nvariant: high\nreasoningEffort: low\n---\n\nBe brief.\n"
     )
     fields = {(loss.field, loss.outcome.value) for loss in rendering.losses}
     assert ("harness.opencode.reasoningEffort", "translated") in fields
@@ -381,7 +381,7 @@ def test_discovers_both_scopes_and_merges_fields(tmp_path: Path) -> None:
         "global",
         0.1,
         0.5,
-        "## Role\n\nproject",
+        "project",
     )
     # Merged permission keys keep their first position (observed with the real CLI).
     assert rev.permission == (

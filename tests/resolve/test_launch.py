@@ -80,7 +80,7 @@ def test_claude_argv_exactly(make_tree: Any) -> None:
         path,
         "--strict-mcp-config",
         "--append-system-prompt",
-        "## Agent Role Instructions\n\n## Role\n\nBuild it.\n\n## Rules\n\n- Test.",
+        "## Agent Role Instructions\n\nBuild it.\n\n## Rules\n\n- Test.",
         "--",
     )
     assert spec.command("fix the bug") == [*spec.argv, "fix the bug"]
@@ -201,7 +201,7 @@ def test_acpx_spec(example: Path) -> None:
         "--",
     )
     assert spec.files == {}
-    assert spec.system_prompt.startswith("## Agent Role Instructions\n\n## Role\n\nYou are a front")
+    assert spec.system_prompt.startswith("## Agent Role Instructions\n\nYou are a front")
     assert spec.command("go") == [*spec.argv, f"{spec.system_prompt}\n\ngo"]
     assert spec.notes == (
         "ACP has no per-session tool allowlist: allowed_tools/denied_tools are enforced by the "
@@ -229,7 +229,7 @@ def test_supervisor_spec(example: Path) -> None:
     spec = build_cached(index, resolve(index, profile="supervisor"), Path("/state"))
     assert (spec.argv, spec.files, spec.env) == ((), {}, {})
     assert spec.command("anything") == []
-    assert spec.system_prompt.startswith("## Agent Role Instructions\n\n## Role\n\nYou are the")
+    assert spec.system_prompt.startswith("## Agent Role Instructions\n\nYou are the")
     assert "## Rules" in spec.system_prompt and "## Reflection" in spec.system_prompt
 
 

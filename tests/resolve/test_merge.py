@@ -170,7 +170,7 @@ def test_prose_sections_replace_their_namesake_keep_order_and_append_new(
     assert origin(index, "coding", "sections.Role", "web") == f"{SYS} (## Role)"
     assert origin(index, "coding", "sections.rules", "web") == f"{OVR} (## rules)"
     assert origin(index, "coding", "sections.Output Format", "web") == f"{OVR} (## Output Format)"
-    assert found.profile.prompt.startswith("## Role\n\nWrite code.\n\n## rules\n\nShip it.")
+    assert found.profile.prompt.startswith("Write code.\n\n## rules\n\nShip it.")
 
 
 def test_an_override_that_sets_nothing_inherits_everything(make_tree: Any) -> None:

@@ -89,7 +89,10 @@ def test_the_embedded_name_comes_from_roster_toml(make_tree: Any) -> None:
     ("name", "expected"),
     [
         ("get_task", "mcp__agent-queue__get_task"),  # an embedded command
-        ("my_plugin_tool", "mcp__agent-queue__my_plugin_tool"),  # any bare non-built-in
+        # Not a command of the embedded server: kept as written (issue 12 item 4).
+        ("my_plugin_tool", "my_plugin_tool"),
+        ("TeamCreate", "TeamCreate"),
+        ("code-reviewer", "code-reviewer"),
         ("Read", "Read"),
         ("WebFetch", "WebFetch"),
         ("Bash", "Bash"),

@@ -267,6 +267,15 @@ DOCUMENTS = st.lists(
             '{"url": "http://x:1"}\n',
             "[1,\n",
             "\n",
+            # Verbatim prose blocks and the native-file memory (issue 12 item 1).
+            "````markdown roster-verbatim\n",
+            "```markdown roster-verbatim crlf\n",
+            "```markdown roster-verbatim json\n",
+            "```text roster-verbatim bogus\n",
+            '"a\\rb"\n',
+            "````\n",
+            '{"native": {"claude": {"head": "---\\n", "tail": ""}}}\n',
+            '{"native": {"claude": {"head": 1}}}\n',
         ]
     ),
     max_size=30,

@@ -207,7 +207,7 @@ def test_prose_is_kept_verbatim_and_in_order() -> None:
     assert p.rules == "- Always run tests"
     assert p.reflection == "Ask: what did I learn?"
     assert p.prompt == (
-        f"## Role\n\n{role}\n\n## Notes\n\nFree-form `inline code`.\n\n"
+        f"{role}\n\n## Notes\n\nFree-form `inline code`.\n\n"
         "## Rules\n\n- Always run tests\n\n## Reflection\n\nAsk: what did I learn?"
     )
     assert "Config" not in p.prompt
@@ -223,7 +223,7 @@ def test_an_empty_prose_section_is_kept() -> None:
     parsed = parse(doc("## Role", "## Rules", "r"))
     assert parsed.ok and parsed.profile is not None
     assert [(s.heading, s.body) for s in parsed.profile.sections] == [("Role", ""), ("Rules", "r")]
-    assert parsed.profile.prompt == "## Role\n\n## Rules\n\nr"
+    assert parsed.profile.prompt == "## Rules\n\nr"
 
 
 def test_scan_positions() -> None:

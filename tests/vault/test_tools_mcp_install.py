@@ -60,9 +60,11 @@ def test_unknown_tools_are_warnings_never_errors() -> None:
     assert slack.hint == (
         "kept as written; check the spelling, or add the server that provides it to mcp-servers/"
     )
-    assert nope.message == "tool 'nope' is not a known tool"
+    # The embedded server's commands are all known: another name under its prefix is not
+    # one of them, and stays as written (issue 12 item 4).
+    assert nope.message == "tool 'mcp__agent-queue__nope' is not a known tool"
     assert parsed.ok and parsed.profile is not None
-    assert parsed.profile.allowed_tools == ("Raed", "mcp__slack__post", "nope")
+    assert parsed.profile.allowed_tools == ("Raed", "mcp__slack__post", "mcp__agent-queue__nope")
 
 
 def test_without_a_registry_names_are_not_checked() -> None:

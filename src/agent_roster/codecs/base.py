@@ -22,7 +22,7 @@ from typing import Protocol
 import msgspec
 
 from agent_roster.diagnostics import Diagnostic
-from agent_roster.known_tools import DEFAULT_EMBEDDED_SERVER
+from agent_roster.known_tools import DEFAULT_EMBEDDED_COMMANDS, DEFAULT_EMBEDDED_SERVER
 from agent_roster.model.mcp import McpServer
 from agent_roster.model.profile import AgentProfile
 
@@ -89,6 +89,9 @@ class RenderRequest(msgspec.Struct, frozen=True, kw_only=True):
     #: The name of roster's own command server in this vault (roster.toml ``[embedded]``):
     #: bare command names in tool lists are written as that server's tools.
     embedded: str = DEFAULT_EMBEDDED_SERVER
+    #: That server's command names (the catalog plus roster.toml's ``commands``): only
+    #: these bare names are the embedded server's; any other bare name is written as it is.
+    embedded_commands: frozenset[str] = DEFAULT_EMBEDDED_COMMANDS
     #: Render one part of the job (codecs with ``partitioned = True`` only): the agent
     #: files of ``profiles[start:stop]`` with their losses and diagnostics and, when
     #: ``shared`` is set, the files every agent shares (an MCP config) with theirs, after

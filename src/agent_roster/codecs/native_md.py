@@ -9,40 +9,154 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import yaml
 
 from agent_roster import diagnostics as dx
 from agent_roster.diagnostics import Diagnostic
+from agent_roster.model.profile import AgentProfile, NativeForm
 from agent_roster.vault.frontmatter import Mark, read_frontmatter
+
+
+def read_exact(path: Path, errors: str = "strict") -> str:
+    """A file's text exactly: ``Path.read_text`` would turn CRLF into LF, and a prompt's
+    line ends are part of it (issue 12 item 1)."""
+    return path.read_bytes().decode("utf-8", errors)
 
 
 class NativeDocument(NamedTuple):
     """A parsed native markdown file: its frontmatter mapping (empty when absent), the body
-    after it, and the 1-based line the body starts on."""
+    after it exactly as the file holds it (line ends included), the 1-based line the body
+    starts on, and ``head``: the file's exact text before the body (a byte order mark and
+    the frontmatter with its closing line)."""
 
     data: dict[str, Any]
     body: str
     body_line: int
     has_frontmatter: bool
     key_marks: dict[str, Mark]
+    head: str = ""
 
 
 def read_native(text: str, path: str, out: list[Diagnostic]) -> NativeDocument | None:
     """Split and load a native agent file; ``None`` (with diagnostics in ``out``) when its
     frontmatter is broken. A file without frontmatter gives an empty mapping."""
-    text = text.removeprefix("\ufeff").replace("\r\n", "\n")
+    bom = "\ufeff" if text.startswith("\ufeff") else ""
+    raw = text[len(bom) :]
+    text = raw.replace("\r\n", "\n")
     if not text.startswith("---"):
-        return NativeDocument({}, text, 1, False, {})
+        return NativeDocument({}, raw, 1, False, {}, bom)
     found: list[Diagnostic] = []
     fm = read_frontmatter(text, path, found)
     errors = [d for d in found if d.is_error]
     out.extend(found)
     if errors:
         return None
+    start = line_offset(raw, fm.body_line)
     return NativeDocument(
-        dict(fm.data), text[fm.body_offset :], fm.body_line, True, dict(fm.key_marks)
+        dict(fm.data), raw[start:], fm.body_line, True, dict(fm.key_marks), bom + raw[:start]
+    )
+
+
+def line_offset(raw: str, line: int) -> int:
+    """Where 1-based ``line`` starts in ``raw``. Counted in line feeds, so a text with CRLF
+    splits where its normalised copy does (a body stays exactly as the file has it)."""
+    start = 0
+    for _ in range(line - 1):
+        newline = raw.find("\n", start)
+        if newline < 0:
+            return len(raw)
+        start = newline + 1
+    return start
+
+
+class Layout(NamedTuple):
+    """A native file cut around its prompt: ``head + prompt + tail`` is the file."""
+
+    head: str
+    prompt: str
+    tail: str
+
+
+def split_layout(doc: NativeDocument) -> Layout:
+    """The prompt of ``doc`` and the exact text around it. Files are laid out as
+    :func:`write_native` writes them: one blank line after the frontmatter, one line end
+    at the end; those belong to the layout, everything between is the prompt."""
+    head, body, tail = doc.head, doc.body, ""
+    if doc.has_frontmatter:
+        for sep in ("\r\n", "\n"):
+            if body.startswith(sep):
+                head, body = head + sep, body[len(sep) :]
+                break
+    for end in ("\r\n", "\n"):
+        if body.endswith(end):
+            body, tail = body[: -len(end)], end
+            break
+    return Layout(head, body, tail)
+
+
+def native_form(layout: Layout, model: str = "") -> NativeForm:
+    """What a codec reader remembers of a file (see :class:`NativeForm`)."""
+    return NativeForm(head=layout.head, tail=layout.tail, model=model)
+
+
+def keep_native(
+    form: NativeForm | None,
+    generated: str,
+    read: Callable[[str], AgentProfile | None],
+    prompt: str | None = None,
+) -> str:
+    """The file to write for an agent whose file render made as ``generated`` (by
+    :func:`write_native`, with ``prompt``; read back from it when not given): the
+    remembered ``head``, the prompt, and the remembered ``tail`` when the harness reads that
+    as the same agent (``read`` is the codec's reading of one file's text), else
+    ``generated``. So an agent nobody changed comes back byte for byte, frontmatter spelling
+    and key order included, and a changed one is written afresh."""
+    if form is None:
+        return generated
+    if prompt is None:
+        doc = read_native(generated, "", [])
+        if doc is None:
+            return generated
+        prompt = split_layout(doc).prompt
+    candidate = form.head + prompt + form.tail
+    if candidate == generated:
+        return generated
+    return candidate if same_agent(read(candidate), read(generated)) else generated
+
+
+def native_model(written: object, canonical: str) -> str:
+    """The model string a file had, to remember when the canonical model does not give it
+    back (``inherit``, which means "no model of its own"; surrounding spaces); else ""."""
+    return written if isinstance(written, str) and written and written != canonical else ""
+
+
+def model_for(profile: AgentProfile, codec: str) -> str:
+    """The model string to write for ``codec``: the one its file had (see
+    :func:`native_model`) while it still stands for the profile's model, else the profile's
+    (issue 12 item 4: model ids are never rewritten on a round trip)."""
+    form = profile.native.get(codec)
+    if form is not None and form.model:
+        text = form.model.strip()
+        if ("" if text.lower() == "inherit" else text) == profile.model:
+            return form.model
+    return profile.model
+
+
+#: Fields that say where or how a file was written, not what agent it defines.
+_LAYOUT_FIELDS = frozenset({"source", "native", "fields_set"})
+
+
+def same_agent(a: AgentProfile | None, b: AgentProfile | None) -> bool:
+    """Whether two readings define the same agent (layout and location aside)."""
+    if a is None or b is None:
+        return False
+    return all(
+        getattr(a, field) == getattr(b, field)
+        for field in a.__struct_fields__
+        if field not in _LAYOUT_FIELDS
     )
 
 
@@ -200,12 +314,16 @@ class _Emitter:
         return True
 
 
-def write_native(data: dict[str, Any], body: str) -> str:
-    """A markdown file with ``data`` as frontmatter (omitted when empty) and ``body``."""
-    body = body.strip("\n")
+def write_native(data: dict[str, Any], prompt: str) -> str:
+    """A markdown file with ``data`` as frontmatter (omitted when empty) and ``prompt``,
+    written exactly: :func:`split_layout` reads the same prompt back."""
+    # A prompt ending in CR ends the file with CRLF, or reading would take its CR for half
+    # of the final line end.
+    end = "\r\n" if prompt.endswith("\r") else "\n"
     if not data:
-        return f"{body}\n"
-    return f"---\n{dump_yaml(data)}---\n\n{body}\n" if body else f"---\n{dump_yaml(data)}---\n"
+        return f"{prompt}{end}"
+    head = f"---\n{dump_yaml(data)}---\n"
+    return f"{head}\n{prompt}{end}" if prompt else head
 
 
 def harness_diagnostic(

@@ -1,23 +1,33 @@
 """The prompt in both directions (docs/codecs/README.md D4, D6).
 
-Render writes ``AgentProfile.prompt`` (every prose section under its ``## Heading``) and, when
-a codec has constraints it can only express as prose, one last section ``## Roster
-constraints`` whose body starts with a marker. Import splits a native prompt with the vault's
-own section rules, removes that marked section, turns leading text into ``## Role``, and
-renames headings that would collide with a structured section.
+Render writes ``AgentProfile.prompt`` (the Role section's text with no heading, then every
+other prose section under its ``## Heading``) and, when a codec has constraints it can only
+express as prose, one last section ``## Roster constraints`` whose body starts with a
+marker. Import takes a native prompt whole, byte for byte, as the Role section (issue 12
+item 1): its own headings, fences (closed or not), line ends and spacing stay as they are,
+so rendering it back to the same harness gives the same text. Only the marked section roster
+itself appended is taken off again.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
 from agent_roster.model.profile import AgentProfile, PromptSection
-from agent_roster.vault import markdown
 
 EMBEDDED_HEADING = "Roster constraints"
 EMBEDDED_MARKER = "<!-- roster:embedded -->"
-_STRUCTURED = frozenset({"config", "tools", "mcp servers", "install"})
+# What render_prompt appends, to the end of the text: the heading, a blank line, the marker
+# and one bullet per line (a file written with CRLF may carry them with CRLF).
+_EMBEDDED = re.compile(
+    r"(?:\A|\r?\n\r?\n)## "
+    + re.escape(EMBEDDED_HEADING)
+    + r"\r?\n\r?\n"
+    + re.escape(EMBEDDED_MARKER)
+    + r"(?:\r?\n- [^\r\n]*)*\Z"
+)
 
 
 def render_prompt(profile: AgentProfile, constraints: Sequence[str] = ()) -> str:
@@ -39,30 +49,14 @@ class ImportedPrompt(NamedTuple):
     notes: tuple[str, ...]
 
 
-def split_prompt(text: str) -> ImportedPrompt:
-    """A native prompt as canonical prose sections (D6)."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    if not text.strip():
-        return ImportedPrompt((), ())
-    structure = markdown.scan(text)
-    notes: list[str] = []
-    sections: list[PromptSection] = []
-    lead = markdown.tidy(text[: structure.preamble_end])
-    if lead.strip():
-        sections.append(PromptSection(heading="Role", body=lead))
-        if structure.sections:
-            notes.append("text before the first ## heading became the Role section")
-    for section in structure.sections:
-        body = markdown.tidy(text[section.body_start : section.body_end])
-        heading = section.heading
-        if section.key == EMBEDDED_HEADING.casefold() and body.startswith(EMBEDDED_MARKER):
-            notes.append("removed the '## Roster constraints' section roster had embedded")
-            continue
-        if section.key in _STRUCTURED:
-            notes.append(
-                f"prompt heading '## {heading}' renamed '## {heading} (prompt)' so the vault "
-                "does not read it as a structured section"
-            )
-            heading = f"{heading} (prompt)"
-        sections.append(PromptSection(heading=heading, body=body))
-    return ImportedPrompt(tuple(sections), tuple(notes))
+def import_body(text: str) -> ImportedPrompt:
+    """A native prompt as canonical prose: one Role section holding ``text`` exactly, less
+    a trailing ``## Roster constraints`` section roster embedded (D4)."""
+    notes: tuple[str, ...] = ()
+    embedded = _EMBEDDED.search(text) if EMBEDDED_MARKER in text else None
+    if embedded is not None:
+        text = text[: embedded.start()]
+        notes = ("removed the '## Roster constraints' section roster had embedded",)
+    if not text:
+        return ImportedPrompt((), notes)
+    return ImportedPrompt((PromptSection(heading="Role", body=text),), notes)

@@ -16,6 +16,8 @@ import re
 from functools import cache, lru_cache
 from typing import NamedTuple
 
+from agent_roster.known_tools import DEFAULT_EMBEDDED_COMMANDS
+
 HARNESSES = ("opencode", "gemini", "copilot", "defect", "agh", "codex", "cursor")
 
 _TABLE = """
@@ -164,16 +166,19 @@ def opencode_mcp_key(server: str, tool: str) -> str:
     return f"{clean_server}_{re.sub(r'[^a-zA-Z0-9_-]', '_', tool)}"
 
 
-def opencode_key(name: str, *, embedded: str = "") -> str:
+def opencode_key(
+    name: str, *, embedded: str = "", commands: frozenset[str] = DEFAULT_EMBEDDED_COMMANDS
+) -> str:
     """The OpenCode permission key for a canonical tool name: built-ins through the table,
-    ``mcp__s__t`` through OpenCode's MCP grammar, bare embedded-server commands under
-    ``embedded`` when given, anything else unchanged (it may already be an OpenCode key)."""
+    ``mcp__s__t`` through OpenCode's MCP grammar, the embedded server's ``commands`` under
+    ``embedded`` when given, anything else unchanged (it may already be an OpenCode key,
+    such as ``edit``: issue 12 item 4, no name becomes a server's by its spelling)."""
     ref = split_ref(name)
     if ref.server is not None:
         return opencode_mcp_key(ref.server, ref.mcp_tool or "*")
     native = to_native("opencode", ref.tool)
     if native is not None:
         return native.name
-    if embedded and ref.tool not in canonical_tools() and ref.tool.islower():
+    if embedded and ref.tool in commands:
         return opencode_mcp_key(embedded, ref.tool)
     return ref.tool

@@ -92,7 +92,7 @@ def _effective(
         return show_effective_profile(vault, project, profile_id).profile
     check_segment(profile_id, "profile id")
     # One read of the vault: extends chains need every system profile anyway.
-    snapshot = load_vault(vault, embedded=config.embedded.name)
+    snapshot = load_vault(vault, embedded=config.embedded.name, commands=config.embedded.commands)
     parsed = snapshot.profiles.get((None, profile_id))
     if parsed is None:
         known = [pid for scope, pid in snapshot.profiles if scope is None]

@@ -97,8 +97,8 @@ def import_agents(
     run.diagnostics.extend(found.diagnostics)
     for server in found.servers:
         run.server(server)
-    embedded = load_config(vault).config.embedded.name
-    known = KnownTools(run.server_names(), embedded=embedded)
+    embedded = load_config(vault).config.embedded
+    known = KnownTools(run.server_names(), embedded=embedded.name, commands=embedded.commands)
     for profile in found.profiles:
         run.profile(profile, known)
     return ImportReport(
@@ -186,9 +186,10 @@ class _Import:
         parsed = parse_profile(
             text, path=rel, expected_id=profile.id, project=self.project, known_tools=known
         )
+        # The vault's warnings about what we write (a tool no registry knows) are the import's
+        # too; its errors mean the file would be rejected, so nothing is written.
+        self.diagnostics.extend(parsed.diagnostics)
         if not parsed.ok:
-            # The vault would reject what we write: report where, in the file we would write.
-            self.diagnostics.extend(parsed.diagnostics)
             return
         self._write("profile", profile.id, path, rel, text)
 

@@ -28,7 +28,7 @@ from agent_roster.commands.output_folder import (
 )
 from agent_roster.diagnostics import Diagnostic, did_you_mean
 from agent_roster.errors import NotFoundError, UsageError, VaultError
-from agent_roster.known_tools import DEFAULT_EMBEDDED_SERVER
+from agent_roster.known_tools import DEFAULT_EMBEDDED_COMMANDS, DEFAULT_EMBEDDED_SERVER
 from agent_roster.model.mcp import McpServer
 from agent_roster.model.profile import AgentProfile
 from agent_roster.parallel import available_workers, ordered_map
@@ -60,6 +60,8 @@ class EffectiveSet(NamedTuple):
     diagnostics: tuple[Diagnostic, ...]
     #: The vault's name for roster's own command server (roster.toml ``[embedded]``).
     embedded: str = DEFAULT_EMBEDDED_SERVER
+    #: Its command names: the catalog plus roster.toml's ``commands``.
+    commands: frozenset[str] = DEFAULT_EMBEDDED_COMMANDS
 
 
 def load_effective(
@@ -74,7 +76,12 @@ def load_effective(
     loaded = load_config(vault)
     bare = AgentProfile(id="(none)", name="(none)", source="(none)")
     config = msgspec.structs.replace(loaded.config, defaults=bare)
-    snapshot = load_vault(vault, embedded=config.embedded.name, workers=available_workers())
+    snapshot = load_vault(
+        vault,
+        embedded=config.embedded.name,
+        workers=available_workers(),
+        commands=config.embedded.commands,
+    )
     good = [p.profile for p in snapshot.profiles.values() if p.ok and p.profile is not None]
     servers = [s.server for s in snapshot.servers.values() if s.ok and s.server is not None]
     index = ProfileIndex(config, good, servers, origins=False)
@@ -103,7 +110,13 @@ def load_effective(
         profiles.append(found.profile)
         for server in found.servers:
             by_name.setdefault(server.name, server)
-    return EffectiveSet(tuple(profiles), by_name, tuple(problems), config.embedded.name)
+    return EffectiveSet(
+        tuple(profiles),
+        by_name,
+        tuple(problems),
+        config.embedded.name,
+        config.embedded.command_names,
+    )
 
 
 class RenderReport(NamedTuple):
@@ -186,6 +199,7 @@ def _render(
         servers=effective.servers,
         scope=scope,
         embedded=effective.embedded,
+        embedded_commands=effective.commands,
     )
     folder = OutputFolder(base)
 

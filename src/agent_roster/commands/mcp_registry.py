@@ -275,7 +275,7 @@ def references(
 ) -> list[Reference]:
     """Effective profiles that would resolve ``name`` to the entry of scope ``project``."""
     config = load_config(vault).config
-    snapshot = load_vault(vault, embedded=config.embedded.name)
+    snapshot = load_vault(vault, embedded=config.embedded.name, commands=config.embedded.commands)
     profiles = [p.profile for p in snapshot.profiles.values() if p.profile is not None]
     servers = [s.server for s in snapshot.servers.values() if s.server is not None]
     index = ProfileIndex(config, profiles, servers)

@@ -53,8 +53,8 @@ def open_synced(vault: str | os.PathLike[str], db: str | None = None) -> Store:
     what the vault holds now (the caller closes the store)."""
     store = open_store(vault, db)
     try:
-        embedded = load_config(vault).config.embedded.name
-        SyncEngine(store, vault, embedded=embedded).sync()
+        embedded = load_config(vault).config.embedded
+        SyncEngine(store, vault, embedded=embedded.name, commands=embedded.commands).sync()
     except BaseException:
         store.close()
         raise

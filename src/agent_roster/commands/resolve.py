@@ -48,7 +48,8 @@ def _state_dir(vault: str, cwd: str) -> Path:
 def build_index(store: Store, vault: str | os.PathLike[str]) -> ProfileIndex:
     """Sync the vault, then load the index from the store (one query per table)."""
     loaded = load_config(vault)
-    SyncEngine(store, vault, embedded=loaded.config.embedded.name).sync()
+    embedded = loaded.config.embedded
+    SyncEngine(store, vault, embedded=embedded.name, commands=embedded.commands).sync()
     return ProfileIndex(
         loaded.config,
         store.all_profiles(),

@@ -80,6 +80,16 @@ def build_schemas() -> dict[str, dict[str, Any]]:
             ]
         },
         "harness": {"type": "object", "additionalProperties": {"type": "object"}},
+        "native": {
+            "type": "object",
+            "additionalProperties": {
+                "type": "object",
+                "properties": {
+                    key: {"type": "string"} for key in sorted(profile_blocks.NATIVE_KEYS)
+                },
+                "additionalProperties": False,
+            },
+        },
     }
     for key, description in profile_blocks.CONFIG_KEYS.items():
         config_properties[key]["description"] = description

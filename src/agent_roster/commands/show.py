@@ -9,6 +9,7 @@ from agent_roster.diagnostics import Diagnostic, did_you_mean
 from agent_roster.errors import NotFoundError
 from agent_roster.known_tools import KnownTools
 from agent_roster.model.profile import AgentProfile
+from agent_roster.resolve.config import load_config
 from agent_roster.vault.loader import read_bytes, server_names
 from agent_roster.vault.mcp_parser import parse_mcp_server
 from agent_roster.vault.paths import EntryKind, VaultLayout, check_segment
@@ -66,7 +67,10 @@ def show_profile(
     raw = read_bytes(target, problems)
     if raw is None:
         return ShownProfile(None, tuple(problems))
-    known = KnownTools(server_names(servers, project))
+    embedded = load_config(layout.root).config.embedded
+    known = KnownTools(
+        server_names(servers, project), embedded=embedded.name, commands=embedded.commands
+    )
     parsed = parse_profile(
         raw,
         path=target.entry.rel_path,

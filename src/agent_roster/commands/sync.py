@@ -12,6 +12,7 @@ import msgspec
 
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.errors import UsageError
+from agent_roster.resolve.config import load_config
 from agent_roster.store import Store, default_db_url
 from agent_roster.store import sync_files as file_rows
 from agent_roster.store.events import SyncEvent
@@ -36,8 +37,10 @@ def sync_vault(
     vault: str | os.PathLike[str], db: str | None = None, *, prune: bool = False
 ) -> SyncReport:
     """One full sync of ``vault`` into its database."""
+    embedded = load_config(vault).config.embedded
     with open_store(vault, db) as store:
-        return SyncEngine(store, vault).sync(prune=prune)
+        engine = SyncEngine(store, vault, embedded=embedded.name, commands=embedded.commands)
+        return engine.sync(prune=prune)
 
 
 def watch_vault(
@@ -56,7 +59,10 @@ def watch_vault(
     between that sync and the start of the watch can be missed; ``on_ready`` follows it."""
     store = open_store(vault, db)
     try:
-        engine = SyncEngine(store, vault, bus=bus)
+        embedded = load_config(vault).config.embedded
+        engine = SyncEngine(
+            store, vault, bus=bus, embedded=embedded.name, commands=embedded.commands
+        )
 
         def handle(batch: ChangeBatch) -> None:
             report = engine.sync(None if batch.full_rescan else batch.paths)

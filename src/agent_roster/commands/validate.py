@@ -10,7 +10,8 @@ from typing import Any, NamedTuple
 from agent_roster import diagnostics as dx
 from agent_roster.diagnostics import Diagnostic, Severity
 from agent_roster.errors import UsageError
-from agent_roster.vault.loader import load_vault, locate_vault
+from agent_roster.resolve.config import load_config
+from agent_roster.vault.loader import VaultSnapshot, load_vault, locate_vault
 from agent_roster.vault.profile_parser import parse_profile
 
 
@@ -56,7 +57,7 @@ def validate(
     for target in targets:
         path = Path(target)
         if path.is_dir():
-            snapshot = load_vault(path)
+            snapshot = _load(path)
             files += snapshot.files
             found.extend(_rebase(d, path, base) for d in snapshot.all_diagnostics())
         elif path.is_file():
@@ -85,8 +86,15 @@ def _validate_file(path: Path, base: Path) -> list[Diagnostic]:
         )
         return [note, *parsed.diagnostics]
     root, rel = located
-    snapshot = load_vault(root)
+    snapshot = _load(root)
     return [_rebase(d, root, base) for d in snapshot.all_diagnostics() if d.path == rel]
+
+
+def _load(root: Path) -> VaultSnapshot:
+    # roster.toml names the embedded server and its extra commands: bare names of those
+    # are known tools.
+    embedded = load_config(root).config.embedded
+    return load_vault(root, embedded=embedded.name, commands=embedded.commands)
 
 
 def _rebase(diagnostic: Diagnostic, root: Path, base: Path) -> Diagnostic:

@@ -72,6 +72,19 @@ class PromptSection(msgspec.Struct, frozen=True, kw_only=True):
         return self.heading.casefold()
 
 
+class NativeForm(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """How one harness's file held this agent when it was imported: the exact text before
+    the prompt (``head``: frontmatter and the blank line after it) and after it (``tail``),
+    and the native model string when the canonical split cannot give it back (``model``).
+    Render to that harness writes ``head`` and ``tail`` again only while they still read as
+    the same agent (codecs/native_md.keep_native), so an untouched agent comes back byte for
+    byte and an edited one is generated as usual (issue 12 item 1)."""
+
+    head: str = ""
+    tail: str = ""
+    model: str = ""
+
+
 class AgentProfile(msgspec.Struct, frozen=True, kw_only=True):
     """An agent profile, validated. Empty strings, ``None`` and empty tuples mean "not set:
     use the default" (seed 001 config merging); ``fields_set`` names what the source file
@@ -104,6 +117,8 @@ class AgentProfile(msgspec.Struct, frozen=True, kw_only=True):
     # Prompt and install
     sections: tuple[PromptSection, ...] = ()
     install: InstallManifest = InstallManifest()
+    # Native file memory, per harness name (Config "native")
+    native: dict[str, NativeForm] = msgspec.field(default_factory=dict)
     # Bookkeeping
     metadata: dict[str, Any] = msgspec.field(default_factory=dict)
     project: str | None = None
@@ -134,11 +149,22 @@ class AgentProfile(msgspec.Struct, frozen=True, kw_only=True):
 
     @property
     def prompt(self) -> str:
-        """The full system-prompt text this profile contributes: every prose section, in
-        file order, each under its own ``## Heading``."""
-        return "\n\n".join(
-            f"## {s.heading}\n\n{s.body}" if s.body else f"## {s.heading}" for s in self.sections
-        )
+        """The full system-prompt text this profile contributes (issue 12 item 1): the Role
+        section's body first, exactly as stored and with no heading (it is the prompt's
+        prefix), then every other prose section in file order under its own ``## Heading``,
+        separated by blank lines."""
+        parts: list[str] = []
+        role = None
+        for section in self.sections:
+            if role is None and section.key == "role":
+                role = section
+                if section.body:
+                    parts.insert(0, section.body)
+            elif section.body:
+                parts.append(f"## {section.heading}\n\n{section.body}")
+            else:
+                parts.append(f"## {section.heading}")
+        return "\n\n".join(parts)
 
     @property
     def system_prompt_suffix(self) -> str:
@@ -179,6 +205,7 @@ class AgentProfile(msgspec.Struct, frozen=True, kw_only=True):
             "sections": [{"heading": s.heading, "body": s.body} for s in self.sections],
             "prompt": self.prompt,
             "system_prompt_suffix": self.system_prompt_suffix,
+            "native": {name: msgspec.to_builtins(form) for name, form in self.native.items()},
             "install": {
                 "npm": list(self.install.npm),
                 "pip": list(self.install.pip),

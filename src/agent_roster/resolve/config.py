@@ -15,6 +15,7 @@ so it is visible and versioned with the vault rather than buried in code::
     name = "agent-queue"                       # MCP name of our own command server
     url = "http://127.0.0.1:8765/mcp"          # how launched agents reach it
     inject = true                              # attach it to every claude_sdk launch
+    commands = ["triage_ticket"]               # its commands beyond the built-in catalog
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ import msgspec
 from agent_roster import diagnostics as dx
 from agent_roster.diagnostics import Diagnostic, did_you_mean
 from agent_roster.errors import PathOutsideVaultError
-from agent_roster.known_tools import DEFAULT_EMBEDDED_SERVER
+from agent_roster.known_tools import DEFAULT_EMBEDDED_SERVER, embedded_commands
 from agent_roster.model.profile import PERMISSION_MODES, AgentProfile, Runtime
 from agent_roster.vault.guard import read_in_vault
 from agent_roster.vault.paths import CONFIG_FILE, VaultLayout, segment_problem
@@ -45,13 +46,23 @@ DEFAULT_KEYS = (
     "max_tokens_per_task",
     "provider",
 )
-SERVER_KEYS = ("name", "url", "inject")
+SERVER_KEYS = ("name", "url", "inject", "commands")
+# A command name as profiles write it bare: no prefix, no rule in parentheses, no spaces.
+_COMMAND = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 
 
 class EmbeddedServer(msgspec.Struct, frozen=True, kw_only=True):
     name: str = DEFAULT_EMBEDDED_SERVER
     url: str = ""
     inject: bool = True
+    #: Command names the server has beyond ``commands/catalog.py`` (plugin tools): bare
+    #: names profiles may write, which Claude Code sees as ``mcp__<name>__<command>``.
+    commands: tuple[str, ...] = ()
+
+    @property
+    def command_names(self) -> frozenset[str]:
+        """Every command of the server: the catalog plus :attr:`commands`."""
+        return embedded_commands(self.commands)
 
 
 class RosterConfig(msgspec.Struct, frozen=True, kw_only=True):
@@ -263,6 +274,18 @@ def _embedded(table: Any, out: list[Diagnostic], locate: _Locator) -> EmbeddedSe
                 _problem(
                     out,
                     "[embedded_server] inject must be true or false",
+                    at=locate("embedded_server", key),
+                )
+        elif key == "commands":
+            if isinstance(value, list) and all(
+                isinstance(item, str) and _COMMAND.fullmatch(item) for item in value
+            ):
+                fields["commands"] = tuple(dict.fromkeys(value))
+            else:
+                _problem(
+                    out,
+                    "[embedded_server] commands must be a list of bare command names",
+                    'write commands = ["triage_ticket"]: letters, digits, "_", "-" and "."',
                     at=locate("embedded_server", key),
                 )
         else:

@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from agent_roster.known_tools import split_mcp_name
+from agent_roster.known_tools import DEFAULT_EMBEDDED_COMMANDS, split_mcp_name
 from agent_roster.model.mcp import McpServer, Transport
 from agent_roster.model.profile import AgentProfile, Runtime
 from agent_roster.redact import redact_mapping
@@ -149,25 +149,36 @@ def build_cached(index: ProfileIndex, resolution: Resolution, state_dir: Path) -
         embedded=index.embedded_server(),
         inject=index.config.embedded.inject,
         state_dir=state_dir,
+        commands=index.config.embedded.command_names,
     )
     specs[key] = (resolution.profile, spec)
     return spec
 
 
 def build(
-    resolution: Resolution, *, embedded: McpServer, inject: bool, state_dir: Path
+    resolution: Resolution,
+    *,
+    embedded: McpServer,
+    inject: bool,
+    state_dir: Path,
+    commands: frozenset[str] = DEFAULT_EMBEDDED_COMMANDS,
 ) -> LaunchSpec:
-    """The launch spec for the runtime the resolved profile selects."""
+    """The launch spec for the runtime the resolved profile selects; ``commands`` are the
+    embedded server's command names (the catalog plus roster.toml's)."""
     runtime = resolution.profile.runtime or Runtime.CLAUDE_SDK
     if runtime is Runtime.ACPX:
         return _acpx(resolution)
     if runtime is Runtime.SUPERVISOR:
-        return _supervisor(resolution)
-    return _claude(resolution, embedded, inject, state_dir)
+        return _supervisor(resolution, commands)
+    return _claude(resolution, embedded, inject, state_dir, commands)
 
 
 def _claude(
-    resolution: Resolution, embedded: McpServer, inject: bool, state_dir: Path
+    resolution: Resolution,
+    embedded: McpServer,
+    inject: bool,
+    state_dir: Path,
+    commands: frozenset[str],
 ) -> LaunchSpec:
     profile = resolution.profile
     notes: list[str] = []
@@ -188,8 +199,8 @@ def _claude(
                 "Claude Code refuses bypassPermissions when run as root unless IS_SANDBOX=1 "
                 "is set; set it only inside a real sandbox"
             )
-    allowed = tools.for_claude(profile.allowed_tools, embedded.name)
-    denied = tools.for_claude(profile.denied_tools, embedded.name)
+    allowed = tools.for_claude(profile.allowed_tools, embedded.name, commands)
+    denied = tools.for_claude(profile.denied_tools, embedded.name, commands)
     for name in dict.fromkeys([*allowed, *denied]):
         if name.split("(", 1)[0] in tools.RETIRED_CLAUDE_TOOLS:
             kept = "denying it is kept for older CLIs" if name in denied else "it grants nothing"
@@ -283,9 +294,9 @@ def _acpx(resolution: Resolution) -> LaunchSpec:
     )
 
 
-def _supervisor(resolution: Resolution) -> LaunchSpec:
+def _supervisor(resolution: Resolution, commands: frozenset[str]) -> LaunchSpec:
     profile = resolution.profile
-    surface = tools.for_supervisor(profile.allowed_tools, profile.denied_tools)
+    surface = tools.for_supervisor(profile.allowed_tools, profile.denied_tools, commands)
     notes = [
         f"tool {name!r} is not an embedded command; the supervisor cannot call it"
         for name in profile.allowed_tools

@@ -54,6 +54,7 @@ CONFIG = (
     "mode",
     "color",
     "permission",
+    "native",
 )
 REPLACED = (*FRONTMATTER, *CONFIG, "allowed_tools", "denied_tools", "mcp_servers")
 MAPPINGS = {"harness": "Config", "extra_config": "Config", "metadata": "frontmatter"}

@@ -107,6 +107,7 @@ class SyncEngine:
         *,
         bus: EventBus | None = None,
         embedded: str = DEFAULT_EMBEDDED_SERVER,
+        commands: Iterable[str] = (),
         batch_size: int = 2000,
         copy_starter: bool = True,
         index: ProfileIndex | None = None,
@@ -115,6 +116,8 @@ class SyncEngine:
         self.layout = VaultLayout(vault)
         self.bus = bus or EventBus()
         self.embedded = embedded
+        #: roster.toml's extra embedded-server command names (known bare tool names).
+        self.commands = tuple(commands)
         self.batch_size = batch_size
         self.copy_starter = copy_starter
         self._states: dict[str, FileState] | None = None
@@ -282,6 +285,7 @@ class SyncEngine:
             states,
             _server_names(states, present_servers) if profiles else {},
             embedded=self.embedded,
+            commands=self.commands,
             at=at,
             keep_profiles=self.index is not None,
         )

@@ -72,10 +72,12 @@ class FileParser:
         embedded: str,
         at: float,
         keep_profiles: bool,
+        commands: tuple[str, ...] = (),
     ) -> None:
         self.states = states
         self.server_names = server_names
         self.embedded = embedded
+        self.commands = commands
         self.at = at
         self.keep_profiles = keep_profiles
         self._known: dict[str | None, KnownTools] = {}
@@ -149,7 +151,9 @@ class FileParser:
             visible = self.server_names.get(None, set())
             if project is not None:
                 visible = visible | self.server_names.get(project, set())
-            known = self._known[project] = KnownTools(visible, embedded=self.embedded)
+            known = self._known[project] = KnownTools(
+                visible, embedded=self.embedded, commands=self.commands
+            )
         return known
 
 

@@ -115,16 +115,23 @@ def server_names(servers: Iterable[Key], project: str | None) -> set[str]:
 
 
 def load_vault(
-    root: str | os.PathLike[str], *, embedded: str = DEFAULT_EMBEDDED_SERVER, workers: int = 0
+    root: str | os.PathLike[str],
+    *,
+    embedded: str = DEFAULT_EMBEDDED_SERVER,
+    workers: int = 0,
+    commands: Iterable[str] = (),
 ) -> VaultSnapshot:
     """Read and validate every profile and MCP server file under ``root``. With
     ``workers``, a large vault's profiles are parsed by that many forked processes as well
-    (``vault/parallel_load.py``); the snapshot is the same."""
+    (``vault/parallel_load.py``); the snapshot is the same. ``embedded`` and ``commands``
+    are roster.toml's ``[embedded_server]`` name and extra command names."""
     with paused_gc():
-        return _load(VaultLayout(root), embedded, workers)
+        return _load(VaultLayout(root), embedded, workers, tuple(commands))
 
 
-def _load(layout: VaultLayout, embedded: str, workers: int) -> VaultSnapshot:
+def _load(
+    layout: VaultLayout, embedded: str, workers: int, commands: tuple[str, ...] = ()
+) -> VaultSnapshot:
     extra: list[Diagnostic] = []
     files = list(layout.iter_files(extra))
     early: dict[int, ParsedProfile] = {}
@@ -133,7 +140,8 @@ def _load(layout: VaultLayout, embedded: str, workers: int) -> VaultSnapshot:
     if workers and count >= parallel_load.PARALLEL_MIN_PROFILES:
         assumed = parallel_load.assumed_server_names(files)
         known_tools = {
-            scope: KnownTools(names, embedded=embedded) for scope, names in assumed.items()
+            scope: KnownTools(names, embedded=embedded, commands=commands)
+            for scope, names in assumed.items()
         }
         early = parallel_load.parse_clean(files, known_tools, _read, workers)
     servers: dict[Key, ParsedServer] = {}
@@ -168,7 +176,9 @@ def _load(layout: VaultLayout, embedded: str, workers: int) -> VaultSnapshot:
         if known is None or project != known_scope:
             known = known_by_scope.get(project)
             if known is None:
-                known = KnownTools(server_names(servers, project), embedded=embedded)
+                known = KnownTools(
+                    server_names(servers, project), embedded=embedded, commands=commands
+                )
                 known_by_scope[project] = known
             known_scope = project
         profiles[(project, ident)] = parse_profile(

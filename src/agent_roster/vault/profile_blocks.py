@@ -15,6 +15,7 @@ from typing import Any
 from agent_roster.diagnostics import did_you_mean
 from agent_roster.model.profile import (
     PERMISSION_MODES,
+    NativeForm,
     PermissionAction,
     PermissionRule,
     Runtime,
@@ -46,6 +47,7 @@ CONFIG_KEYS: dict[str, str] = {
     "color": "display colour, for harnesses that show one",
     "permission": "ordered permission rules: {tool: action} or {tool: {pattern: action}}",
     "harness": "per-harness pass-through settings: {harness: {...}}",
+    "native": "the imported file's exact text around the prompt: {harness: {head, tail, model}}",
 }
 MODES = ("primary", "subagent", "all")
 ACTIONS = tuple(a.value for a in PermissionAction)
@@ -189,6 +191,19 @@ def validate_config(block: JsonBlock, r: Reporter) -> dict[str, Any]:
             harness = _harness(block, value, r)
             if harness is not None:
                 out[key] = harness
+        elif key == "native":
+            native = native_forms(value)
+            if native is None:
+                r.at(
+                    block,
+                    where,
+                    "field-type",
+                    "Config 'native' must map harness names to objects of strings "
+                    "(head, tail, model)",
+                    "roster import writes this key; remove it to render the agent afresh",
+                )
+            else:
+                out[key] = native
         else:
             hint = did_you_mean(key, CONFIG_KEYS) or (
                 "known keys: " + ", ".join(CONFIG_KEYS) + "; the key is kept as extra config"
@@ -276,6 +291,26 @@ def _permission_rules(
                 hint,
             )
     return tuple(rules) if ok else None
+
+
+def native_forms(value: Any) -> dict[str, NativeForm] | None:
+    """Config ``native`` as the model holds it, or None when its shape is wrong."""
+    if type(value) is not dict:
+        return None
+    forms: dict[str, NativeForm] = {}
+    for name, form in value.items():
+        if (
+            not name
+            or type(form) is not dict
+            or not NATIVE_KEYS.issuperset(form)
+            or not all(type(text) is str for text in form.values())
+        ):
+            return None
+        forms[name] = NativeForm(**form)
+    return forms
+
+
+NATIVE_KEYS = frozenset(("head", "tail", "model"))
 
 
 def _harness(block: JsonBlock, value: Any, r: Reporter) -> dict[str, dict[str, Any]] | None:

@@ -21,8 +21,9 @@ from agent_roster.vault.json_section import SLOW, decode_fast
 from agent_roster.vault.markdown import BLANK_STARTS as _BLANK_STARTS
 from agent_roster.vault.markdown import outline, tidy
 from agent_roster.vault.paths import segment_problem
-from agent_roster.vault.profile_blocks import MODES
+from agent_roster.vault.profile_blocks import MODES, native_forms
 from agent_roster.vault.profile_lists import INSTALL_KEYS, clean_names, good_packages
+from agent_roster.vault.verbatim import decode as decode_verbatim
 
 _FRONTMATTER_KEYS = frozenset(("id", "name", "description", "tags", "extends"))
 _RUNTIMES = {r.value: r for r in Runtime}
@@ -63,6 +64,10 @@ def fast_fields(
             body = text[body_start:body_end]
             # ``tidy``, without a call when the body cannot start with a blank line.
             body = body.rstrip() if body[:1] not in _BLANK_STARTS else tidy(body)
+            if body[:3] == "```":
+                body, problem = decode_verbatim(body)
+                if problem:
+                    return None
             prose.append(PromptSection(heading=heading, body=body))
             continue
         if len(fences) != 1:
@@ -172,6 +177,10 @@ def _config(data: Any, fields: dict[str, Any], fields_set: set[str]) -> bool:
                 return False
         elif key == "mode":
             if type(value) is not str or value not in _MODES:
+                return False
+        elif key == "native":
+            value = native_forms(value)
+            if value is None:
                 return False
         else:
             return False  # permission rules, harness settings, unknown keys: careful path

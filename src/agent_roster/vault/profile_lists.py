@@ -12,7 +12,12 @@ import re
 from typing import Any
 
 from agent_roster.diagnostics import did_you_mean
-from agent_roster.known_tools import DEFAULT_EMBEDDED_SERVER, KnownTools, strip_embedded_prefix
+from agent_roster.known_tools import (
+    DEFAULT_EMBEDDED_COMMANDS,
+    DEFAULT_EMBEDDED_SERVER,
+    KnownTools,
+    strip_embedded_prefix,
+)
 from agent_roster.model.profile import InstallManifest
 from agent_roster.vault.document import Reporter, describe
 from agent_roster.vault.jsonblock import JsonBlock, json_type
@@ -67,6 +72,7 @@ def validate_tools(
         return {}
     out: dict[str, tuple[str, ...]] = {}
     embedded = known.embedded if known else DEFAULT_EMBEDDED_SERVER
+    commands = known.commands if known else DEFAULT_EMBEDDED_COMMANDS
     for key, value in data.items():
         if not known_key(block, r, "Tools", key, TOOLS_KEYS, "Tools takes 'allowed' and 'denied'"):
             continue
@@ -85,7 +91,7 @@ def validate_tools(
         seen: dict[str, int] = {}
         canonical: list[str] = []
         for index, raw in enumerate(names):
-            name = strip_embedded_prefix(raw.strip(), embedded)
+            name = strip_embedded_prefix(raw.strip(), embedded, commands)
             if not name:  # the bare prefix "mcp__agent-queue__" names nothing
                 r.at(
                     block,
@@ -113,7 +119,9 @@ def validate_tools(
     both = set(out.get("allowed_tools", ())) & set(out.get("denied_tools", ()))
     denied = data.get("denied") if both else None
     for index, raw in enumerate(denied if isinstance(denied, list) else ()):
-        tool = strip_embedded_prefix(raw.strip(), embedded) if isinstance(raw, str) else None
+        tool = (
+            strip_embedded_prefix(raw.strip(), embedded, commands) if isinstance(raw, str) else None
+        )
         if tool in both:
             both.discard(tool)  # once per tool, at its first place in 'denied'
             r.at(

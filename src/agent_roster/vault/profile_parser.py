@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 from agent_roster.diagnostics import Diagnostic, did_you_mean
 from agent_roster.known_tools import KnownTools
 from agent_roster.model.profile import AgentProfile, PromptSection
-from agent_roster.vault import markdown, profile_blocks
+from agent_roster.vault import markdown, profile_blocks, verbatim
 from agent_roster.vault.document import Reporter, describe, normalise
 from agent_roster.vault.frontmatter import Frontmatter, Mark, frontmatter_data, read_frontmatter
 from agent_roster.vault.json_section import read_json_block
@@ -215,7 +215,17 @@ def _careful(
             if block is not None:
                 _structured(key, block, r, known_tools, fields, fields_set)
         else:
-            body = markdown.tidy(text[section.body_start : section.body_end])
+            body, problem = verbatim.decode(
+                markdown.tidy(text[section.body_start : section.body_end])
+            )
+            if problem:
+                r.add(
+                    "verbatim-invalid",
+                    f"section '## {section.heading}': broken {verbatim.MARKER} block: {problem}",
+                    section.body_line,
+                    1,
+                    "re-import the agent, or remove the marker to use the text as plain prose",
+                )
             prose.append(PromptSection(heading=section.heading, body=body))
     if prose:
         fields["sections"] = tuple(prose)

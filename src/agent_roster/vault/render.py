@@ -11,10 +11,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import msgspec
 import yaml
 
 from agent_roster.model.mcp import McpServer
 from agent_roster.model.profile import AgentProfile, PromptSection
+from agent_roster.vault import verbatim
 
 _LEADING_PROSE = ("role",)
 
@@ -48,7 +50,10 @@ def _block(heading: str, value: Any) -> str:
 
 
 def _prose(section: PromptSection) -> str:
-    return f"## {section.heading}\n{section.body}\n" if section.body else f"## {section.heading}\n"
+    # A body plain prose would change (an imported native prompt with its own ## lines, an
+    # open fence, CRLF...) is written as a verbatim block (issue 12 item 1).
+    body = verbatim.encode(section.body)
+    return f"## {section.heading}\n{body}\n" if body else f"## {section.heading}\n"
 
 
 def config_block(profile: AgentProfile) -> dict[str, Any]:
@@ -85,6 +90,8 @@ def config_block(profile: AgentProfile) -> dict[str, Any]:
         config["permission"] = rules
     if profile.harness:
         config["harness"] = profile.harness
+    if profile.native:
+        config["native"] = {name: msgspec.to_builtins(f) for name, f in profile.native.items()}
     config.update(profile.extra_config)
     return config
 

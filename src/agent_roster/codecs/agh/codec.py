@@ -8,14 +8,21 @@ the same rules (``agh.rules``) before returning it. Mapping: docs/codecs/agh.md 
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from agent_roster.codecs.agh import rules
 from agent_roster.codecs.agh.read import (
     SIDECAR,
     AghFile,
+    check_fields,
+    exact_layout,
+    load_frontmatter,
     read_agent,
+    split_agent_md,
 )
 from agent_roster.codecs.agh.render import render_profile
 from agent_roster.codecs.base import (
@@ -28,8 +35,8 @@ from agent_roster.codecs.base import (
     RenderRequest,
     Roots,
 )
-from agent_roster.codecs.native_md import harness_diagnostic
-from agent_roster.codecs.prompt import split_prompt
+from agent_roster.codecs.native_md import harness_diagnostic, keep_native
+from agent_roster.codecs.prompt import import_body
 from agent_roster.codecs.unloaded import not_loaded
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.mcp import McpServer
@@ -174,7 +181,7 @@ class AghCodec:
             else:
                 servers[server_name] = server
             names.append(server_name)
-        sections, prompt_notes = split_prompt(found.prompt)
+        sections, prompt_notes = import_body(found.prompt)
         for note in prompt_notes:
             loss("prompt", LossOutcome.TRANSLATED, note)
         return AgentProfile(
@@ -189,8 +196,24 @@ class AghCodec:
             mcp_servers=tuple(names),
             sections=sections,
             harness={"agh": extra} if extra else {},
+            native={"agh": found.native},
             source=str(found.path),
         )
+
+    def read_text(self, text: str, path: str, dir_name: str) -> AgentProfile | None:
+        """The agent AGH loads from an ``AGENT.md`` holding ``text`` in folder ``dir_name``
+        (its sidecar and capability files aside); None when AGH refuses it."""
+        split = split_agent_md(text)
+        if isinstance(split, str):
+            return None
+        loaded = load_frontmatter(split[0], path)
+        if isinstance(loaded, str) or any(
+            d.is_error for d in check_fields(loaded[0], loaded[1], dir_name, path)
+        ):
+            return None
+        layout = exact_layout(text, split[2])
+        found = AghFile(dir_name, Path(path), loaded[0], layout.prompt, {}, {}, True)
+        return self._to_profile(found, {}, [], [])
 
     # -- render ---------------------------------------------------------------------------
 
@@ -202,6 +225,12 @@ class AghCodec:
         diagnostics: list[Diagnostic] = []
         for profile in request.profiles:
             out_files, out_losses, out_diags = render_profile(profile, request, existing)
+            form = profile.native.get(self.name)
+            if form is not None and out_files:
+                agent = out_files[0]  # AGENT.md comes first
+                read = partial(self.read_text, path=agent.path, dir_name=profile.id)
+                content = keep_native(form, agent.content, read)
+                out_files[0] = msgspec.structs.replace(agent, content=content)
             files.extend(out_files)
             losses.extend(out_losses)
             diagnostics.extend(out_diags)

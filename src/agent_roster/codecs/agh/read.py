@@ -17,8 +17,17 @@ from typing import Any, NamedTuple
 import msgspec
 
 from agent_roster.codecs.agh import rules
-from agent_roster.codecs.native_md import harness_diagnostic
+from agent_roster.codecs.native_md import (
+    Layout,
+    NativeDocument,
+    harness_diagnostic,
+    line_offset,
+    native_form,
+    read_exact,
+    split_layout,
+)
 from agent_roster.diagnostics import Diagnostic
+from agent_roster.model.profile import NativeForm
 from agent_roster.vault.frontmatter import Mark, read_frontmatter
 
 AGENT_FILE = "AGENT.md"
@@ -40,6 +49,7 @@ class AghFile(NamedTuple):
     servers: dict[str, dict[str, Any]]
     capabilities: dict[str, str]
     ok: bool
+    native: NativeForm = NativeForm()
 
 
 def split_agent_md(text: str) -> tuple[str, str, int] | str:
@@ -355,7 +365,7 @@ def read_agent(folder: Path, out: list[Diagnostic]) -> AghFile | None:
     where = str(path)
     refused = AghFile(folder.name, path, {}, "", {}, {}, False)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_exact(path)
     except (OSError, UnicodeDecodeError) as exc:
         out.append(
             harness_diagnostic("harness-invalid", f'read agent file "{where}": {exc}', path=where)
@@ -367,7 +377,7 @@ def read_agent(folder: Path, out: list[Diagnostic]) -> AghFile | None:
         message = parse_prefix + split
         out.append(harness_diagnostic("harness-invalid", message, path=where, hint=_WHOLE_LOAD))
         return refused
-    meta, body, body_line = split
+    meta, _, body_line = split
     loaded = load_frontmatter(meta, where)
     if isinstance(loaded, str):
         message = parse_prefix + loaded
@@ -377,8 +387,8 @@ def read_agent(folder: Path, out: list[Diagnostic]) -> AghFile | None:
         return refused
     data, marks = loaded
     found = check_fields(data, marks, folder.name, where)
-    prompt = body.strip()
-    if not prompt:
+    layout = exact_layout(text, body_line)
+    if not layout.prompt.strip():
         found.append(
             harness_diagnostic(
                 "harness-invalid",
@@ -407,4 +417,15 @@ def read_agent(folder: Path, out: list[Diagnostic]) -> AghFile | None:
     capabilities = read_capabilities(folder, catalog_found) or {}
     out.extend(_wrapped(catalog_found, f'load agent file "{where}" capability catalog: '))
     ok = not any(d.is_error for d in (*found, *sidecar_found, *catalog_found))
-    return AghFile(folder.name, path, data, prompt, servers, capabilities, ok)
+    return AghFile(
+        folder.name, path, data, layout.prompt, servers, capabilities, ok, native_form(layout)
+    )
+
+
+def exact_layout(text: str, body_line: int) -> Layout:
+    """The prompt of an ``AGENT.md`` exactly (AGH trims it; roster keeps it whole, issue 12
+    item 1) and the file's text around it; ``body_line`` is where :func:`split_agent_md`
+    found the body."""
+    start = line_offset(text, body_line)
+    doc = NativeDocument({}, text[start:], body_line, True, {}, text[:start])
+    return split_layout(doc)

@@ -39,6 +39,7 @@ from agent_roster.codecs.claude.read import (
     COLORS,
     ReadAgent,
     read_agent,
+    read_text,
 )
 from agent_roster.codecs.claude.rules import (
     ClaudePermissions,
@@ -47,10 +48,15 @@ from agent_roster.codecs.claude.rules import (
     narrowed_sentences,
     native_tool,
 )
-from agent_roster.codecs.native_md import harness_diagnostic, write_native
+from agent_roster.codecs.native_md import (
+    harness_diagnostic,
+    keep_native,
+    model_for,
+    write_native,
+)
 from agent_roster.codecs.prompt import render_prompt
 from agent_roster.diagnostics import Diagnostic
-from agent_roster.known_tools import DEFAULT_EMBEDDED_SERVER
+from agent_roster.known_tools import DEFAULT_EMBEDDED_COMMANDS, DEFAULT_EMBEDDED_SERVER
 from agent_roster.model.mcp import McpServer
 from agent_roster.model.profile import AgentProfile
 
@@ -104,7 +110,9 @@ class ClaudeCodec:
                 if not self._problems(profile):
                     rendered.append(profile)
                 continue
-            native = self._render_agent(profile, losses, diagnostics, request.embedded)
+            native = self._render_agent(
+                profile, losses, diagnostics, request.embedded, request.embedded_commands
+            )
             if native is not None:
                 files.append(native)
                 rendered.append(profile)
@@ -144,6 +152,7 @@ class ClaudeCodec:
         losses: list[Loss],
         diagnostics: list[Diagnostic],
         embedded: str = DEFAULT_EMBEDDED_SERVER,
+        commands: frozenset[str] = DEFAULT_EMBEDDED_COMMANDS,
     ) -> NativeFile | None:
         path = f"{AGENTS_DIR}/{profile.id}.md"
         problems = self._problems(profile)
@@ -184,7 +193,9 @@ class ClaudeCodec:
                 )
             )
         bare = [
-            t for t in profile.allowed_tools + profile.denied_tools if native_tool(t, embedded) != t
+            t
+            for t in profile.allowed_tools + profile.denied_tools
+            if native_tool(t, embedded, commands) != t
         ]
         if bare:
             profile_losses.append(
@@ -197,15 +208,19 @@ class ClaudeCodec:
                 )
             )
         if profile.allowed_tools or perms.lead_deny:
-            tools = [native_tool(t, embedded) for t in profile.allowed_tools] + perms.allow
+            tools = [native_tool(t, embedded, commands) for t in profile.allowed_tools]
+            tools += perms.allow
             data["tools"] = dedupe(tools)
-        denied = [native_tool(t, embedded) for t in profile.denied_tools if not is_narrowed(t)]
+        denied = [
+            native_tool(t, embedded, commands) for t in profile.denied_tools if not is_narrowed(t)
+        ]
         if denied or perms.deny:
             data["disallowedTools"] = dedupe(denied + perms.deny)
         self._permission_losses(profile, perms, profile_losses)
         constraints += perms.constraints
-        if profile.model:
-            data["model"] = profile.model
+        model = model_for(profile, self.name)
+        if model:
+            data["model"] = model
         if profile.permission_mode:
             mode = profile.permission_mode
             if mode == "full":
@@ -237,7 +252,13 @@ class ClaudeCodec:
         self._pass_through(profile, data, profile_losses)
         losses.extend(profile_losses)
         body = render_prompt(profile, constraints)
-        return NativeFile(path=path, content=write_native(data, body))
+        content = keep_native(
+            profile.native.get(self.name),
+            write_native(data, body),
+            lambda text: read_text(text, path),
+            body,
+        )
+        return NativeFile(path=path, content=content)
 
     def _permission_losses(
         self, profile: AgentProfile, perms: ClaudePermissions, out: list[Loss]

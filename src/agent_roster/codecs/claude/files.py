@@ -11,12 +11,19 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from agent_roster.codecs.base import Loss, LossOutcome
-from agent_roster.codecs.native_md import NativeDocument, harness_diagnostic, read_native
-from agent_roster.codecs.prompt import split_prompt
+from agent_roster.codecs.native_md import (
+    NativeDocument,
+    harness_diagnostic,
+    native_form,
+    read_exact,
+    read_native,
+    split_layout,
+)
+from agent_roster.codecs.prompt import import_body
 from agent_roster.codecs.unloaded import report_not_loaded
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.mcp import McpServer
-from agent_roster.model.profile import AgentProfile, PromptSection
+from agent_roster.model.profile import AgentProfile, NativeForm, PromptSection
 
 
 def list_files(folder: Path, suffix: str, *, recursive: bool) -> list[Path]:
@@ -58,7 +65,7 @@ def read_agent_file(path: Path, out: list[Diagnostic]) -> AgentFile | None:
     frontmatter is broken."""
     where = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_exact(path)
     except (OSError, UnicodeDecodeError) as exc:
         out.append(
             harness_diagnostic(
@@ -96,14 +103,32 @@ def diag_at(
     )
 
 
-def import_prompt(body: str, ident: str) -> tuple[tuple[PromptSection, ...], list[Loss]]:
-    """The body as canonical prose sections (D6), with what import had to change."""
-    imported = split_prompt(body.strip())
+def import_prompt(text: str, ident: str) -> tuple[tuple[PromptSection, ...], list[Loss]]:
+    """A native prompt as canonical prose (D6: kept whole, byte for byte), with what import
+    had to change."""
+    imported = import_body(text)
     losses = [
         Loss(profile=ident, field="prompt", outcome=LossOutcome.TRANSLATED, detail=note)
         for note in imported.notes
     ]
     return imported.sections, losses
+
+
+class ImportedDocument(NamedTuple):
+    """A native markdown agent's prompt as canonical sections, the losses import reports
+    for it, and the file's layout around it to remember (``AgentProfile.native``)."""
+
+    sections: tuple[PromptSection, ...]
+    losses: list[Loss]
+    native: NativeForm
+
+
+def import_document(doc: NativeDocument, ident: str, model: str = "") -> ImportedDocument:
+    """The prompt of a native markdown agent file and what to remember of the file (with
+    ``model``, the file's model string when the canonical one does not give it back)."""
+    layout = split_layout(doc)
+    sections, losses = import_prompt(layout.prompt, ident)
+    return ImportedDocument(sections, losses, native_form(layout, model))
 
 
 #: Canonical fields no markdown-agent harness has a key for, and why.

@@ -14,7 +14,8 @@ from typing import Any, NamedTuple
 
 from agent_roster.codecs.base import Loss, LossOutcome
 from agent_roster.codecs.claude import mcp as claude_mcp
-from agent_roster.codecs.claude.files import AgentFile, diag_at, import_prompt
+from agent_roster.codecs.claude.files import AgentFile, diag_at, import_document
+from agent_roster.codecs.native_md import native_model, read_native
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.known_tools import DEFAULT_EMBEDDED_SERVER, strip_embedded_prefix
 from agent_roster.model.mcp import McpServer
@@ -272,12 +273,12 @@ def read_agent(found: AgentFile) -> ReadAgent:
                 f"Agent file {path} has invalid mcpServers item: {item!r}",
                 "list server names or {name: config} objects",
             )
-    sections, prompt_losses = import_prompt(doc.body, name)
-    losses.extend(prompt_losses)
+    imported = import_document(doc, name, native_model(model, model_text))
+    losses.extend(imported.losses)
     profile = AgentProfile(
         id=name,
         name=name,
-        description=description,
+        description=description.strip(),  # the vault holds it trimmed
         model=model_text,
         permission_mode=permission_mode,
         max_turns=max_turns,
@@ -286,8 +287,16 @@ def read_agent(found: AgentFile) -> ReadAgent:
         allowed_tools=allowed,
         denied_tools=denied,
         mcp_servers=tuple(dict.fromkeys(refs)),
-        sections=sections,
+        sections=imported.sections,
         harness={"claude": harness} if harness else {},
+        native={"claude": imported.native},
         source=path,
     )
     return ReadAgent(profile, inline, losses, out)
+
+
+def read_text(text: str, path: str) -> AgentProfile | None:
+    """The agent Claude Code loads from a file holding ``text`` at ``path`` (None when it
+    loads none); for checking a rendering against a remembered layout."""
+    doc = read_native(text, path, [])
+    return read_agent(AgentFile(path, doc)).profile if doc is not None else None

@@ -14,9 +14,13 @@ from functools import lru_cache
 
 from agent_roster.codecs.permissions import effective_rules, evaluate
 from agent_roster.codecs.tool_names import canonical_tools, native_names, split_ref
-from agent_roster.known_tools import CLAUDE_BUILTIN_TOOLS, DEFAULT_EMBEDDED_SERVER
+from agent_roster.known_tools import (
+    DEFAULT_EMBEDDED_COMMANDS,
+    DEFAULT_EMBEDDED_SERVER,
+    RETIRED_CLAUDE_TOOLS,
+    to_claude,
+)
 from agent_roster.model.profile import AgentProfile, PermissionAction, PermissionRule
-from agent_roster.resolve.tools import RETIRED_CLAUDE_TOOLS
 
 _ACTION_WORDS = {
     PermissionAction.ALLOW: "You may use",
@@ -74,14 +78,15 @@ def tools_for_key(key: str, servers: Sequence[str]) -> list[str]:
 
 
 @lru_cache(maxsize=8192)  # pure, and profiles repeat the same names
-def native_tool(name: str, embedded: str = DEFAULT_EMBEDDED_SERVER) -> str:
-    """Canonical → Claude: bare embedded commands get their server prefix (``embedded``),
-    as the launcher does (``resolve/tools.for_claude``); anything else is already a
-    Claude name."""
-    base = name.split("(", 1)[0]
-    if name.startswith("mcp__") or base in CLAUDE_BUILTIN_TOOLS:
-        return name
-    return f"mcp__{embedded}__{name}"
+def native_tool(
+    name: str,
+    embedded: str = DEFAULT_EMBEDDED_SERVER,
+    commands: frozenset[str] = DEFAULT_EMBEDDED_COMMANDS,
+) -> str:
+    """Canonical → Claude, as the launcher does (``resolve/tools.for_claude``): the
+    embedded server's bare commands get its prefix; every other name (built-ins, current
+    tools the registry may not list yet, subagent names) is written as it is."""
+    return to_claude(name, embedded, commands)
 
 
 def name_problem(ident: str) -> str:

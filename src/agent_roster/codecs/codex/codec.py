@@ -35,10 +35,10 @@ from agent_roster.codecs.codex.render import (
     render_profile,
 )
 from agent_roster.codecs.native_md import harness_diagnostic
-from agent_roster.codecs.prompt import split_prompt
+from agent_roster.codecs.prompt import import_body
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.mcp import McpServer
-from agent_roster.model.profile import AgentProfile
+from agent_roster.model.profile import AgentProfile, NativeForm
 
 
 class CodexCodec:
@@ -222,7 +222,11 @@ def _check_config(path: Path, out: list[Diagnostic]) -> None:
 
 def _profile(role: RoleFile, data: dict[str, Any]) -> tuple[AgentProfile, list[tuple[str, str]]]:
     notes: list[tuple[str, str]] = []
-    prompt = split_prompt(str(data["developer_instructions"]))
+    # Render ends the string with a line end (the TOML reads best so); the prompt is the
+    # rest, exactly (issue 12 item 1), and a different ending is remembered.
+    instructions = str(data["developer_instructions"])
+    tail = next((end for end in ("\r\n", "\n") if instructions.endswith(end)), "")
+    prompt = import_body(instructions[: len(instructions) - len(tail)])
     notes.extend(("prompt", note) for note in prompt.notes)
     sandbox = data.get("sandbox_mode")
     harness = {key: data[key] for key in PASS_THROUGH if key in data}
@@ -254,6 +258,7 @@ def _profile(role: RoleFile, data: dict[str, Any]) -> tuple[AgentProfile, list[t
             mcp_servers=tuple(server.name for server in role.servers),
             sections=prompt.sections,
             harness={"codex": harness} if harness else {},
+            native={} if tail == "\n" else {"codex": NativeForm(tail=tail)},
             source=str(role.path),
         ),
         notes,

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from agent_roster.codecs.codex.mcp import import_server
-from agent_roster.codecs.native_md import harness_diagnostic
+from agent_roster.codecs.native_md import harness_diagnostic, read_exact
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.mcp import McpServer
 
@@ -76,7 +76,7 @@ def read_role(path: Path, out: list[Diagnostic]) -> RoleFile | None:
     """One role file, or ``None`` with an error in ``out`` when Codex would skip it."""
     where = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_exact(path)
     except (OSError, UnicodeDecodeError) as exc:
         out.append(harness_diagnostic("harness-invalid", f"cannot read {path}: {exc}", path=where))
         return None

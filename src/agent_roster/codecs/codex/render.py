@@ -131,7 +131,9 @@ def render_profile(
             lose("harness", LossOutcome.DROPPED, f"harness.codex.{key} is not a role-file key")
             continue
         doc[key] = _inline(value)
-    doc["developer_instructions"] = _multiline(render_prompt(profile, constraints))
+    form = profile.native.get("codex")
+    tail = form.tail if form is not None else "\n"
+    doc["developer_instructions"] = _multiline(render_prompt(profile, constraints), tail)
     if role_tables:
         super_table = tomlkit.table(is_super_table=True)
         for name, table in role_tables.items():
@@ -291,11 +293,12 @@ def _inline(value: Any) -> Any:
     return value
 
 
-def _multiline(text: str) -> String:
-    """The prompt as a multi-line string, opening with a newline (which TOML drops) so the
-    text starts on its own line: literal (no escapes) unless it holds ``'''`` or a control
-    character a literal string cannot carry, then basic with escapes (codex.md §4)."""
-    value = text + "\n"
+def _multiline(text: str, tail: str = "\n") -> String:
+    """The prompt and its ``tail`` as a multi-line string, opening with a newline (which
+    TOML drops) so the text starts on its own line: literal (no escapes) unless it holds
+    ``'''`` or a character a literal string cannot carry, then basic with escapes (codex.md
+    §4)."""
+    value = text + tail
     if "'''" not in value and all(c in "\t\n" or (c >= " " and c != "\x7f") for c in value):
         return String(StringType.MLL, value, "\n" + value, Trivia())
     escaped = "".join(_escape(c) for c in value)

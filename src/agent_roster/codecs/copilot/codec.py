@@ -34,13 +34,13 @@ from agent_roster.codecs.claude.files import (
     read_json_file,
 )
 from agent_roster.codecs.claude.rules import narrowed_sentences, rule_sentence
-from agent_roster.codecs.copilot.read import ALIASES, MAX_PROMPT, read_agent
-from agent_roster.codecs.native_md import harness_diagnostic, write_native
+from agent_roster.codecs.copilot.read import ALIASES, MAX_PROMPT, read_agent, read_text
+from agent_roster.codecs.native_md import harness_diagnostic, keep_native, write_native
 from agent_roster.codecs.permissions import effective_rules, evaluate
 from agent_roster.codecs.prompt import render_prompt
 from agent_roster.codecs.tool_names import opencode_key, split_ref, to_native
 from agent_roster.diagnostics import Diagnostic
-from agent_roster.known_tools import DEFAULT_EMBEDDED_SERVER
+from agent_roster.known_tools import DEFAULT_EMBEDDED_COMMANDS, DEFAULT_EMBEDDED_SERVER
 from agent_roster.model.mcp import McpServer
 from agent_roster.model.profile import AgentProfile, PermissionAction
 
@@ -58,16 +58,20 @@ _DROPS = {
 }
 
 
-def native_tool(name: str, embedded: str = DEFAULT_EMBEDDED_SERVER) -> str | None:
+def native_tool(
+    name: str,
+    embedded: str = DEFAULT_EMBEDDED_SERVER,
+    commands: frozenset[str] = DEFAULT_EMBEDDED_COMMANDS,
+) -> str | None:
     """Canonical → Copilot: the primary alias, ``<server>/<tool>`` for MCP names, the
-    embedded server's prefix for bare commands; ``None`` when Copilot has no such tool."""
+    embedded server's prefix for its ``commands``; ``None`` when Copilot has no such tool."""
     ref = split_ref(name)
     if ref.server is not None:
         return f"{ref.server}/{ref.mcp_tool or '*'}"
     native = to_native("copilot", ref.tool)
     if native is not None:
         return native.name
-    if ref.tool.islower() and ref.tool.replace("_", "").isalnum():
+    if ref.tool in commands:
         return f"{embedded}/{ref.tool}"
     return None
 
@@ -89,7 +93,9 @@ class CopilotCodec:
         rendered = []
         folder = PROJECT_DIR if request.scope is Scope.PROJECT else USER_DIR
         for profile in request.profiles:
-            native = self._render_agent(profile, folder, losses, diagnostics, request.embedded)
+            native = self._render_agent(
+                profile, folder, losses, diagnostics, request.embedded, request.embedded_commands
+            )
             if native is not None:
                 files.append(native)
                 rendered.append(profile)
@@ -111,6 +117,7 @@ class CopilotCodec:
         losses: list[Loss],
         diagnostics: list[Diagnostic],
         embedded: str,
+        commands: frozenset[str] = DEFAULT_EMBEDDED_COMMANDS,
     ) -> NativeFile | None:
         path = f"{folder}/{profile.id}.agent.md"
         if not profile.description.strip():
@@ -127,7 +134,7 @@ class CopilotCodec:
         data: dict[str, Any] = {"name": profile.name or profile.id}
         data["description"] = profile.description
         constraints: list[str] = []
-        tools = self._tools(profile, constraints, out, embedded)
+        tools = self._tools(profile, constraints, out, embedded, commands)
         if tools is not None:
             data["tools"] = tools
         if profile.model:
@@ -158,10 +165,21 @@ class CopilotCodec:
             )
             return None
         losses.extend(out)
-        return NativeFile(path=path, content=write_native(data, body))
+        content = keep_native(
+            profile.native.get(self.name),
+            write_native(data, body),
+            lambda text: read_text(text, path, profile.id),
+            body,
+        )
+        return NativeFile(path=path, content=content)
 
     def _tools(
-        self, profile: AgentProfile, constraints: list[str], out: list[Loss], embedded: str
+        self,
+        profile: AgentProfile,
+        constraints: list[str],
+        out: list[Loss],
+        embedded: str,
+        commands: frozenset[str] = DEFAULT_EMBEDDED_COMMANDS,
     ) -> list[str] | None:
         """The ``tools`` allowlist (permissions.md §3, Copilot row), or ``None`` to omit
         it (every tool): written only when something is allowed-only or denied."""
@@ -187,11 +205,11 @@ class CopilotCodec:
             if ref.argument is not None:
                 narrowed.append(name)
             members = ALIASES.get(name, (ref.tool,)) if ref.server is None else (name,)
-            native = native_tool(members[0] if name in ALIASES else name, embedded)
+            native = native_tool(members[0] if name in ALIASES else name, embedded, commands)
             if native is None:
                 unmapped.append(name)
                 continue
-            keys = [opencode_key(m, embedded=embedded) for m in members]
+            keys = [opencode_key(m, embedded=embedded, commands=commands) for m in members]
             if any(evaluate(deny_rules, key).action is PermissionAction.DENY for key in keys):
                 continue
             if native not in tools:

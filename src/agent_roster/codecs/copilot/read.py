@@ -11,7 +11,8 @@ from typing import Any, NamedTuple
 
 from agent_roster.codecs.base import Loss, LossOutcome
 from agent_roster.codecs.claude import mcp as claude_mcp
-from agent_roster.codecs.claude.files import AgentFile, diag_at, import_prompt
+from agent_roster.codecs.claude.files import AgentFile, diag_at, import_document
+from agent_roster.codecs.native_md import read_native
 from agent_roster.codecs.tool_names import to_canonical
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.known_tools import CLAUDE_BUILTIN_TOOLS, DEFAULT_EMBEDDED_SERVER
@@ -194,17 +195,24 @@ def read_agent(found: AgentFile, ident: str) -> ReadAgent:
             refs.append(str(server_name))
     elif servers is not None:
         warn("mcp-servers", "mcp-servers must be a mapping of server names", "write a mapping")
-    sections, prompt_losses = import_prompt(body, ident)
+    imported = import_document(doc, ident)
     profile = AgentProfile(
         id=ident,
         name=display,
-        description=description,
+        description=description.strip(),  # the vault holds it trimmed
         model=model_text,
         permission=permission,
         allowed_tools=allowed,
         mcp_servers=tuple(dict.fromkeys(refs)),
-        sections=sections,
+        sections=imported.sections,
         harness={"copilot": harness} if harness else {},
+        native={"copilot": imported.native},
         source=path,
     )
-    return ReadAgent(profile, inline, losses + prompt_losses, out)
+    return ReadAgent(profile, inline, losses + imported.losses, out)
+
+
+def read_text(text: str, path: str, ident: str) -> AgentProfile | None:
+    """The agent Copilot loads as ``ident`` from a file holding ``text`` (None when none)."""
+    doc = read_native(text, path, [])
+    return read_agent(AgentFile(path, doc), ident).profile if doc is not None else None

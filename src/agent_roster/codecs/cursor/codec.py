@@ -28,14 +28,21 @@ from agent_roster.codecs.claude.files import (
     AgentFile,
     diag_at,
     dropped,
-    import_prompt,
+    import_document,
     list_agent_files,
     name_loss,
     read_agent_file,
     read_json_file,
 )
 from agent_roster.codecs.claude.rules import rule_sentence
-from agent_roster.codecs.native_md import harness_diagnostic, write_native
+from agent_roster.codecs.native_md import (
+    harness_diagnostic,
+    keep_native,
+    model_for,
+    native_model,
+    read_native,
+    write_native,
+)
 from agent_roster.codecs.permissions import effective_rules, evaluate
 from agent_roster.codecs.prompt import render_prompt
 from agent_roster.diagnostics import Diagnostic
@@ -117,8 +124,9 @@ class CursorCodec:
             return None
         out = [*name_loss(profile, self.title), *dropped(profile, _DROPS, self.title)]
         data: dict[str, Any] = {"name": profile.id, "description": profile.description}
-        if profile.model:
-            data["model"] = profile.model
+        model = model_for(profile, self.name)
+        if model:
+            data["model"] = model
         constraints: list[str] = []
         is_readonly = readonly(profile)
         if is_readonly:
@@ -164,9 +172,14 @@ class CursorCodec:
             if key not in data and key not in {"name", "description", "model", "readonly"}:
                 data[key] = value
         losses.extend(out)
-        return NativeFile(
-            path=path, content=write_native(data, render_prompt(profile, constraints))
+        body = render_prompt(profile, constraints)
+        content = keep_native(
+            profile.native.get(self.name),
+            write_native(data, body),
+            lambda text: self.read_text(text, path),
+            body,
         )
+        return NativeFile(path=path, content=content)
 
     # --- discover -----------------------------------------------------------------------
 
@@ -304,18 +317,24 @@ class CursorCodec:
                     warning=True,
                 )
             )
-        sections, prompt_losses = import_prompt(doc.body, name)
+        imported = import_document(doc, name, native_model(model, model_text))
         profile = AgentProfile(
             id=name,
             name=name,
-            description=description,
+            description=description.strip(),  # the vault holds it trimmed
             model=model_text,
             permission=permission,
-            sections=sections,
+            sections=imported.sections,
             harness={"cursor": harness} if harness else {},
+            native={"cursor": imported.native},
             source=path,
         )
-        return profile, losses + prompt_losses, out
+        return profile, losses + imported.losses, out
+
+    def read_text(self, text: str, path: str) -> AgentProfile | None:
+        """The agent Cursor loads from a file holding ``text`` (None when none)."""
+        doc = read_native(text, path, [])
+        return self._read(AgentFile(path, doc))[0] if doc is not None else None
 
 
 CODEC = CursorCodec()

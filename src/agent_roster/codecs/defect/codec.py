@@ -33,7 +33,7 @@ from agent_roster.codecs.defect.read import (
 )
 from agent_roster.codecs.defect.render import render_profile
 from agent_roster.codecs.native_md import harness_diagnostic
-from agent_roster.codecs.prompt import split_prompt
+from agent_roster.codecs.prompt import import_body
 from agent_roster.codecs.tool_names import to_canonical as tool_to_canonical
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.mcp import McpServer
@@ -243,7 +243,7 @@ def _to_profile(found: DefectFile, losses: list[Loss]) -> AgentProfile:
         if other:
             extra["allow"] = other
             loss("allowed_tools", LossOutcome.TRANSLATED, "globs kept as harness.defect.allow")
-    sections, notes = split_prompt(found.prompt)
+    sections, notes = import_body(found.prompt)
     for note in notes:
         loss("prompt", LossOutcome.TRANSLATED, note)
     return AgentProfile(
@@ -258,6 +258,7 @@ def _to_profile(found: DefectFile, losses: list[Loss]) -> AgentProfile:
         mcp_servers=tuple(servers),
         sections=sections,
         harness={"defect": extra} if extra else {},
+        native={"defect": found.native} if found.native is not None else {},
         source=str(found.path),
     )
 

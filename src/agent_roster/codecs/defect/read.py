@@ -16,10 +16,17 @@ import tomllib
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from agent_roster.codecs.native_md import harness_diagnostic
+from agent_roster.codecs.native_md import (
+    NativeDocument,
+    harness_diagnostic,
+    line_offset,
+    read_exact,
+    split_layout,
+)
 from agent_roster.codecs.tool_names import to_canonical as tool_to_canonical
 from agent_roster.codecs.unloaded import not_loaded
 from agent_roster.diagnostics import Diagnostic
+from agent_roster.model.profile import NativeForm
 from agent_roster.vault.frontmatter import read_frontmatter
 
 CONFIG = "config.toml"
@@ -53,13 +60,15 @@ _FAIL_LOUD = "defect fails the whole profile discovery while one profile is inva
 
 
 class DefectFile(NamedTuple):
-    """One profile as defect reads it: its config mapping and resolved prompt text."""
+    """One profile as defect reads it: its config mapping and its prompt exactly (issue 12
+    item 1), less a prompt file's final line end, which ``native`` remembers."""
 
     name: str
     path: Path
     config: dict[str, Any]
     prompt: str
     single_file: bool
+    native: NativeForm | None = None
 
 
 def find_repo_root(start: Path) -> Path | None:
@@ -261,7 +270,7 @@ def read_folder(folder: Path, out: list[Diagnostic]) -> DefectFile | None:
         )
         return None
     try:
-        prompt = resolved.read_text(encoding="utf-8")
+        prompt = read_exact(resolved)
     except (OSError, UnicodeDecodeError) as exc:
         out.append(
             harness_diagnostic(
@@ -272,13 +281,16 @@ def read_folder(folder: Path, out: list[Diagnostic]) -> DefectFile | None:
             )
         )
         return None
-    return DefectFile(folder.name, config_path, config, prompt, False)
+    tail = next((end for end in ("\r\n", "\n") if prompt.endswith(end)), "")
+    prompt = prompt[: len(prompt) - len(tail)]
+    native = NativeForm(tail=tail) if tail != "\n" else None  # "\n" is what render writes
+    return DefectFile(folder.name, config_path, config, prompt, False, native)
 
 
 def read_single(path: Path, out: list[Diagnostic]) -> DefectFile | None:
     """A single-file profile ``<name>.md``; ``None`` when defect fails."""
     where = str(path)
-    text = path.read_text(encoding="utf-8")
+    text = read_exact(path)
     split = split_single_file(text)
     if split is None:
         out.append(
@@ -291,7 +303,7 @@ def read_single(path: Path, out: list[Diagnostic]) -> DefectFile | None:
             )
         )
         return None
-    kind, front, body, _ = split
+    kind, front, _, body_line = split
     if kind == "toml":
         try:
             config = tomllib.loads(front)
@@ -324,7 +336,10 @@ def read_single(path: Path, out: list[Diagnostic]) -> DefectFile | None:
             )
         )
         return None
-    return DefectFile(path.stem, path, config, body.strip(), True)
+    raw = text.removeprefix("\ufeff")
+    start = line_offset(raw, body_line)
+    layout = split_layout(NativeDocument({}, raw[start:], body_line, True, {}, raw[:start]))
+    return DefectFile(path.stem, path, config, layout.prompt, True)
 
 
 def _report(

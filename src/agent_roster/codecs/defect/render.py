@@ -209,6 +209,9 @@ def render_profile(
     if extra.get("hooks"):
         doc["hooks"] = extra["hooks"]
     prompt = render_prompt(profile)
+    # The prompt file is the prompt itself; its last line end as it was when imported.
+    form = profile.native.get("defect")
+    tail = form.tail if form is not None else "\n"
     text = tomlkit.dumps(doc)
     if not errors:
         # Read the file back with defect's own rules before anyone writes it.
@@ -230,7 +233,7 @@ def render_profile(
     return (
         [
             NativeFile(path=f"{folder}/{CONFIG}", content=text),
-            NativeFile(path=f"{folder}/{prompt_file}", content=prompt + "\n" if prompt else ""),
+            NativeFile(path=f"{folder}/{prompt_file}", content=prompt + tail),
         ],
         losses,
         [],

@@ -10,6 +10,7 @@ name them as ``mcp_<server>_*``. Mapping and sources: docs/codecs/gemini.md.
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,7 @@ from agent_roster.codecs.gemini.read import (
     BUILTIN_AGENTS,
     AgentFile,
     acknowledged,
+    parse_agent,
     read_agent,
     read_settings,
     server_from_settings,
@@ -40,8 +42,8 @@ from agent_roster.codecs.gemini.render import (
     render_profile,
     settings_entry,
 )
-from agent_roster.codecs.native_md import harness_diagnostic
-from agent_roster.codecs.prompt import split_prompt
+from agent_roster.codecs.native_md import harness_diagnostic, keep_native
+from agent_roster.codecs.prompt import import_body
 from agent_roster.codecs.tool_names import to_canonical
 from agent_roster.codecs.unloaded import report_not_loaded
 from agent_roster.diagnostics import Diagnostic
@@ -129,7 +131,11 @@ class GeminiCodec:
         for profile in request.profiles:
             rendered = render_profile(profile, request, out, losses)
             if rendered is not None:
-                files.append(NativeFile(path=f"{AGENTS_DIR}/{profile.id}.md", content=rendered))
+                path = f"{AGENTS_DIR}/{profile.id}.md"
+                rendered = keep_native(
+                    profile.native.get(self.name), rendered, partial(read_text, path=path)
+                )
+                files.append(NativeFile(path=path, content=rendered))
                 for name in profile.mcp_servers:
                     entries[name] = settings_entry(request.servers[name])
         if entries:
@@ -210,12 +216,18 @@ def _settings_servers(roots: Roots, out: list[Diagnostic]) -> dict[str, McpServe
     return servers
 
 
+def read_text(text: str, path: str) -> AgentProfile | None:
+    """The agent Gemini loads from a file holding ``text`` (None when it refuses it)."""
+    agent = parse_agent(text, Path(path), [])
+    return _profile(agent, {})[0] if agent is not None else None
+
+
 def _profile(
     agent: AgentFile, servers: dict[str, McpServer]
 ) -> tuple[AgentProfile, list[tuple[str, str]], dict[str, McpServer]]:
     data = agent.data
     notes: list[tuple[str, str]] = []
-    prompt = split_prompt(agent.body)
+    prompt = import_body(agent.body)
     notes.extend(("prompt", note) for note in prompt.notes)
     inline: dict[str, McpServer] = {}
     for name, entry in (data.get("mcp_servers") or {}).items():
@@ -246,7 +258,7 @@ def _profile(
         AgentProfile(
             id=agent.name,
             name=str(data.get("display_name") or agent.name),
-            description=str(data["description"]),
+            description=str(data["description"]).strip(),  # as the vault holds it
             model="" if data.get("model") in (None, "inherit") else str(data["model"]),
             temperature=float(temperature) if temperature is not None else None,
             max_turns=int(data["max_turns"]) if "max_turns" in data else None,
@@ -254,6 +266,7 @@ def _profile(
             mcp_servers=tuple(mcp),
             sections=prompt.sections,
             harness={"gemini": harness} if harness else {},
+            native={"gemini": agent.native},
             source=str(agent.path),
         ),
         notes,

@@ -14,9 +14,16 @@ import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from agent_roster.codecs.native_md import harness_diagnostic, read_native
+from agent_roster.codecs.native_md import (
+    harness_diagnostic,
+    native_form,
+    native_model,
+    read_native,
+    split_layout,
+)
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.mcp import McpServer, Transport
+from agent_roster.model.profile import NativeForm
 from agent_roster.vault.frontmatter import Mark
 
 SLUG = re.compile(r"^[a-z0-9-_]+$")
@@ -91,25 +98,33 @@ def split_mcp_tool(name: str) -> tuple[str, str] | None:
 
 
 class AgentFile(NamedTuple):
-    """A local agent file Gemini would accept: its frontmatter, trimmed body and hash."""
+    """A local agent file Gemini would accept: its frontmatter, its prompt exactly (Gemini
+    trims it; roster keeps it whole, issue 12 item 1), the file's layout around it, and
+    its hash."""
 
     name: str
     data: dict[str, Any]
     body: str
     path: Path
     sha256: str
+    native: NativeForm = NativeForm()
 
 
 def read_agent(path: Path, out: list[Diagnostic]) -> AgentFile | None:
     """One agent file, or ``None`` with an error in ``out`` when Gemini would skip it."""
-    where = str(path)
     prefix = f"Agent loading error: Failed to load agent from {path}: "
     try:
-        raw = path.read_bytes()
-        text = raw.decode("utf-8")
+        text = path.read_bytes().decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        out.append(harness_diagnostic("harness-invalid", f"{prefix}{exc}", path=where))
+        out.append(harness_diagnostic("harness-invalid", f"{prefix}{exc}", path=str(path)))
         return None
+    return parse_agent(text, path, out)
+
+
+def parse_agent(text: str, path: Path, out: list[Diagnostic]) -> AgentFile | None:
+    """:func:`read_agent` on a file's ``text``."""
+    where = str(path)
+    prefix = f"Agent loading error: Failed to load agent from {path}: "
     if not re.match(r"^---\r?\n[\s\S]*?\r?\n---(?:\r?\n|$)", text):
         out.append(
             harness_diagnostic(
@@ -175,7 +190,11 @@ def read_agent(path: Path, out: list[Diagnostic]) -> AgentFile | None:
     if issue is not None:
         fail(issue[1], issue[2], issue[0], issue[3])
         return None
-    return AgentFile(data["name"], data, doc.body.strip(), path, hashlib.sha256(raw).hexdigest())
+    layout = split_layout(doc)
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    model = data.get("model")
+    native = native_form(layout, native_model(model, "" if model in (None, "inherit") else model))
+    return AgentFile(data["name"], data, layout.prompt, path, digest, native)
 
 
 def _check(data: dict[str, Any]) -> tuple[str, str, str, str] | None:

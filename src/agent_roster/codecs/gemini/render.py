@@ -13,7 +13,7 @@ from typing import Any
 
 from agent_roster.codecs.base import Loss, LossOutcome, RenderRequest
 from agent_roster.codecs.gemini.read import BUILTIN_AGENTS, SLUG, valid_tool_name
-from agent_roster.codecs.native_md import harness_diagnostic, write_native
+from agent_roster.codecs.native_md import harness_diagnostic, model_for, write_native
 from agent_roster.codecs.permissions import (
     SourcedRule,
     effective_rules,
@@ -126,8 +126,9 @@ def render_profile(
     if profile.name != profile.id:
         data["display_name"] = profile.name
     data["description"] = profile.description
-    if profile.model:
-        data["model"] = profile.model
+    model = model_for(profile, "gemini")
+    if model:
+        data["model"] = model
     if profile.temperature is not None:
         data["temperature"] = profile.temperature
     if profile.max_turns is not None:

@@ -16,19 +16,29 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
+import msgspec
+
 from agent_roster.codecs.base import Discovery, Loss, LossOutcome, Roots
-from agent_roster.codecs.native_md import harness_diagnostic, read_native
+from agent_roster.codecs.native_md import (
+    Layout,
+    NativeDocument,
+    harness_diagnostic,
+    native_form,
+    read_exact,
+    read_native,
+    split_layout,
+)
 from agent_roster.codecs.opencode.js import JsoncError, jsify, load_jsonc, merge_deep
 from agent_roster.codecs.opencode.mcp import import_server
 from agent_roster.codecs.opencode.rules import strip_scoping
 from agent_roster.codecs.opencode.schema import KNOWN_KEYS, check_agent, normalize, split_model
 from agent_roster.codecs.permissions import rules_from_config
-from agent_roster.codecs.prompt import split_prompt
+from agent_roster.codecs.prompt import import_body
 from agent_roster.codecs.unloaded import report_not_loaded
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.errors import RosterError
 from agent_roster.model.mcp import McpServer
-from agent_roster.model.profile import AgentProfile
+from agent_roster.model.profile import AgentProfile, NativeForm
 from agent_roster.vault.paths import check_segment
 
 CODEC = "opencode"
@@ -42,6 +52,7 @@ BUILT_IN = frozenset({"build", "plan", "general", "explore", "title", "summary",
 class _Source(NamedTuple):
     path: str
     kind: str  # "markdown" | "json"
+    native: NativeForm | None = None  # a markdown file's layout around its prompt
 
 
 class _Agent:
@@ -161,6 +172,13 @@ def _sanitise(text: str) -> str:
     return head + text[end:]
 
 
+def _retried(text: str, path: str) -> NativeDocument | None:
+    """The file as OpenCode reads it after its retry, its head still the file's own text
+    (the retry changes only the frontmatter)."""
+    doc = read_native(_sanitise(text), path, [])
+    return doc._replace(head=text[: len(text) - len(doc.body)]) if doc is not None else None
+
+
 def _agent_files(
     directory: Path, pattern_dirs: tuple[str, ...], recursive: bool, out: list[Diagnostic]
 ) -> Iterator[Path]:
@@ -187,11 +205,9 @@ def _read_markdown(
     loaded: dict[str, tuple[dict[str, Any], _Source]] = {}
     dirs = ("mode", "modes") if primary else ("agent", "agents")
     for path in _agent_files(directory, dirs, not primary, state.diagnostics):
-        text = path.read_text(encoding="utf-8", errors="replace")
+        text = read_exact(path, errors="replace")
         found: list[Diagnostic] = []
-        doc = read_native(text, str(path), found)
-        if doc is None:
-            doc = read_native(_sanitise(text), str(path), [])
+        doc = read_native(text, str(path), found) or _retried(text, str(path))
         if doc is None:
             first = next((d for d in found if d.is_error), None)
             state.diagnostics.append(
@@ -209,10 +225,7 @@ def _read_markdown(
             continue
         rel = path.relative_to(directory).as_posix()
         rel = rel.split("/", 1)[1]
-        derived = rel[: -len(".md")]
-        data = jsify(doc.data)
-        name = str(data.get("name", derived))
-        entry = {"name": name, **data, "prompt": doc.body.strip()}
+        name, entry, layout = _markdown_entry(doc, rel[: -len(".md")])
         problems = check_agent(entry)
         if problems:
             if primary:  # legacy modes that fail the schema are skipped without a word
@@ -245,8 +258,33 @@ def _read_markdown(
                     warning=True,
                 )
             )
-        loaded[name] = (normalize(entry), _Source(str(path), "markdown"))
+        loaded[name] = (normalize(entry), _Source(str(path), "markdown", native_form(layout)))
     return loaded
+
+
+def _markdown_entry(doc: NativeDocument, derived: str) -> tuple[str, dict[str, Any], Layout]:
+    """A markdown agent as the config entry OpenCode builds from it. OpenCode trims the
+    body; roster keeps the prompt exactly (issue 12 item 1) and the layout around it."""
+    data = jsify(doc.data)
+    name = str(data.get("name", derived))
+    layout = split_layout(doc)
+    return name, {"name": name, **data, "prompt": layout.prompt}, layout
+
+
+def read_text(text: str, derived: str, path: str, servers: tuple[str, ...]) -> AgentProfile | None:
+    """The agent OpenCode loads from one markdown file holding ``text`` (named ``derived``
+    by its path), with ``servers`` the MCP servers its config defines; None when it loads
+    none. For checking a rendering against a remembered layout (native_md.keep_native)."""
+    doc = read_native(text, path, []) or _retried(text, path)
+    if doc is None:
+        return None
+    name, entry, _ = _markdown_entry(doc, derived)
+    if check_agent(entry):
+        return None
+    agent = _Agent()
+    agent.data = normalize(entry)
+    agent.sources.append(_Source(path, "markdown"))
+    return _profile(name, agent, servers, _State())
 
 
 def _load(roots: Roots) -> _State:
@@ -280,7 +318,8 @@ def _profile(name: str, agent: _Agent, servers: tuple[str, ...], state: _State) 
             Loss(profile=name, field=field, outcome=LossOutcome(outcome), detail=detail)
         )
 
-    provider, model = split_model(data.get("model", ""))
+    written = data.get("model", "")
+    provider, model = split_model(written)
     rules = rules_from_config(data.get("permission") or {})
     rules, used = strip_scoping(rules, servers)
     harness: dict[str, Any] = {k: data[k] for k in _PASS_THROUGH if k in data}
@@ -297,13 +336,20 @@ def _profile(name: str, agent: _Agent, servers: tuple[str, ...], state: _State) 
         loss("tools", "deprecated tools map folded into permission rules (permissions.md §1.1)")
     if "maxSteps" in data:
         loss("maxSteps", "deprecated maxSteps read as steps (max_turns)")
-    prompt = split_prompt(str(data.get("prompt", "")))
+    prompt = import_body(str(data.get("prompt", "")))
     for note in prompt.notes:
         loss("prompt", note)
+    last = agent.sources[-1]
+    # A model without a provider is kept as OpenCode has it: render would otherwise add one
+    # (issue 12 item 4: model ids survive a round trip).
+    native_model = written if written and not provider else ""
+    native = last.native or (NativeForm(model=native_model) if native_model else None)
+    if native is not None and native_model:
+        native = msgspec.structs.replace(native, model=native_model)
     return AgentProfile(
         id=name,
         name=name,
-        description=str(data.get("description", "")),
+        description=str(data.get("description", "")).strip(),  # as the vault holds it
         model=model,
         provider=provider,
         temperature=data.get("temperature"),
@@ -315,6 +361,7 @@ def _profile(name: str, agent: _Agent, servers: tuple[str, ...], state: _State) 
         harness={CODEC: harness} if harness else {},
         mcp_servers=used,
         sections=prompt.sections,
+        native={CODEC: native} if native is not None else {},
         source=source,
     )
 

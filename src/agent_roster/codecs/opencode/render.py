@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any
 
 from agent_roster.codecs.base import (
@@ -22,9 +22,16 @@ from agent_roster.codecs.base import (
     RenderRequest,
     Scope,
 )
-from agent_roster.codecs.native_md import Tailed, entry_lines, harness_diagnostic, write_native
+from agent_roster.codecs.native_md import (
+    Tailed,
+    entry_lines,
+    harness_diagnostic,
+    keep_native,
+    write_native,
+)
 from agent_roster.codecs.opencode.js import JsoncError, load_jsonc
 from agent_roster.codecs.opencode.mcp import order_servers, render_server
+from agent_roster.codecs.opencode.read import read_text
 from agent_roster.codecs.opencode.rules import ScopingTail, render_rules, scoping_key
 from agent_roster.codecs.opencode.schema import (
     KNOWN_KEYS,
@@ -73,6 +80,9 @@ def _model(profile: AgentProfile, losses: list[Loss]) -> str:
         return ""
     if profile.provider:
         return f"{profile.provider}/{profile.model}"
+    native = profile.native.get(CODEC)
+    if native is not None and native.model == profile.model:
+        return profile.model  # OpenCode's own string, without a provider: kept as it was
     if "/" in profile.model:
         losses.append(
             _loss(profile, "model", "translated", "OpenCode reads the part before '/' as provider")
@@ -323,7 +333,13 @@ class _Renderer:
                 losses.append(_loss(profile, field, "dropped", "OpenCode has no such setting"))
         self.losses.extend(losses)
         body = render_prompt(profile, rules.constraints)
-        self.files.append(NativeFile(path=rel, content=write_native(data, body)))
+        content = keep_native(
+            profile.native.get(CODEC),
+            write_native(data, body),
+            partial(read_text, derived=profile.id, path=rel, servers=tuple(block)),
+            body,
+        )
+        self.files.append(NativeFile(path=rel, content=content))
 
 
 @lru_cache(maxsize=16)
