@@ -237,7 +237,7 @@ class ClaudeCodec:
         self._pass_through(profile, data, profile_losses)
         losses.extend(profile_losses)
         body = render_prompt(profile, constraints)
-        return NativeFile(path=path, content=write_native(data, body))
+        return NativeFile(path=path, content=write_native(data, body), profile=profile.id)
 
     def _permission_losses(
         self, profile: AgentProfile, perms: ClaudePermissions, out: list[Loss]

@@ -158,7 +158,7 @@ class CopilotCodec:
             )
             return None
         losses.extend(out)
-        return NativeFile(path=path, content=write_native(data, body))
+        return NativeFile(path=path, content=write_native(data, body), profile=profile.id)
 
     def _tools(
         self, profile: AgentProfile, constraints: list[str], out: list[Loss], embedded: str

@@ -165,7 +165,9 @@ class CursorCodec:
                 data[key] = value
         losses.extend(out)
         return NativeFile(
-            path=path, content=write_native(data, render_prompt(profile, constraints))
+            path=path,
+            content=write_native(data, render_prompt(profile, constraints)),
+            profile=profile.id,
         )
 
     # --- discover -----------------------------------------------------------------------

@@ -229,8 +229,12 @@ def render_profile(
         )
     return (
         [
-            NativeFile(path=f"{folder}/{CONFIG}", content=text),
-            NativeFile(path=f"{folder}/{prompt_file}", content=prompt + "\n" if prompt else ""),
+            NativeFile(path=f"{folder}/{CONFIG}", content=text, profile=pid),
+            NativeFile(
+                path=f"{folder}/{prompt_file}",
+                content=prompt + "\n" if prompt else "",
+                profile=pid,
+            ),
         ],
         losses,
         [],

@@ -128,13 +128,14 @@ class GeminiCodec:
         for profile in request.profiles:
             rendered = render_profile(profile, request, out, losses)
             if rendered is not None:
-                files.append(NativeFile(path=f"{AGENTS_DIR}/{profile.id}.md", content=rendered))
+                path = f"{AGENTS_DIR}/{profile.id}.md"
+                files.append(NativeFile(path=path, content=rendered, profile=profile.id))
                 for name in profile.mcp_servers:
                     entries[name] = settings_entry(request.servers[name])
         if entries:
             merged = merge_settings(existing(SETTINGS_FILE), entries, out)
             if merged is not None:
-                files.append(NativeFile(path=SETTINGS_FILE, content=merged))
+                files.append(NativeFile(path=SETTINGS_FILE, content=merged, merged=True))
         return Rendering(files=tuple(files), losses=tuple(losses), diagnostics=tuple(out))
 
 

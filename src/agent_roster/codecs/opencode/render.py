@@ -178,7 +178,7 @@ class _Renderer:
         if config is not None and block:
             config["mcp"] = block
             text = json.dumps(config, indent=2, ensure_ascii=False) + "\n"
-            self.files.append(NativeFile(path=self.config_rel, content=text))
+            self.files.append(NativeFile(path=self.config_rel, content=text, merged=True))
         return Rendering(
             files=tuple(self.files), losses=tuple(self.losses), diagnostics=tuple(self.diagnostics)
         )
@@ -323,7 +323,9 @@ class _Renderer:
                 losses.append(_loss(profile, field, "dropped", "OpenCode has no such setting"))
         self.losses.extend(losses)
         body = render_prompt(profile, rules.constraints)
-        self.files.append(NativeFile(path=rel, content=write_native(data, body)))
+        self.files.append(
+            NativeFile(path=rel, content=write_native(data, body), profile=profile.id)
+        )
 
 
 @lru_cache(maxsize=16)
