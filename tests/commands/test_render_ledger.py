@@ -52,7 +52,9 @@ You are {pid}.
 
 
 def make_vault(root: Path, profiles: dict[str, tuple[str, ...]], servers: tuple[str, ...]) -> Path:
-    tree: dict[str, str] = {f"agent-types/{p}/profile.md": profile(p, s) for p, s in profiles.items()}
+    tree: dict[str, str] = {
+        f"agent-types/{p}/profile.md": profile(p, s) for p, s in profiles.items()
+    }
     tree.update({f"mcp-servers/{s}.md": SERVER.format(name=s) for s in servers})
     for rel, text in tree.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)

@@ -48,14 +48,16 @@ def _decoder_refuses(text: str) -> bool:
 @given(
     st.one_of(
         st.text(alphabet='{}[]:,"\\ \n-+.0123456789eEaflnrstuN\x01', max_size=30),
-        JSON_VALUES.map(json.dumps).flatmap(
+        JSON_VALUES.map(json.dumps)
+        .flatmap(
             lambda text: st.tuples(
                 st.just(text),
                 st.integers(0, len(text)),
                 st.integers(0, len(text)),
                 st.text(alphabet='{}[]:,"\\ x', max_size=2),
             )
-        ).map(lambda t: t[0][: t[1]] + t[3] + t[0][t[2] :]),
+        )
+        .map(lambda t: t[0][: t[1]] + t[3] + t[0][t[2] :]),
     )
 )
 def test_errors_exactly_where_the_decoder_refuses(text: str) -> None:
