@@ -134,6 +134,7 @@ def migrate_config(settings: Settings, config: Path, as_json: bool) -> int:
         for profile_id, found in report.failed:
             click.echo(f"failed   {profile_id}:")
             output.print_diagnostics(found, "text", sys.stdout)
+        output.print_diagnostics(report.warnings, "text", sys.stdout)
     return EXIT_PROBLEMS if report.failed else EXIT_OK
 
 
