@@ -4,19 +4,22 @@ Every error the package raises on purpose derives from :class:`RosterError`::
 
     RosterError
     ├── UsageError          a caller passed something invalid (bad id, unknown option value)
-    │   └── UnsafeNameError an id or name is not a single safe path segment
+    │   ├── UnsafeNameError an id or name is not a single safe path segment
+    │   ├── ConflictError   a write based on an older version of a file (stale content hash)
+    │   └── ForbiddenError  the caller's credentials do not allow this command
     ├── VaultError          the vault cannot be read or written as asked
     │   └── NotFoundError   the thing asked for does not exist
     └── InvalidDocumentError a document has errors; carries every diagnostic found
 
-The surfaces (CLI, and later MCP and HTTP) map these to exit codes and to one error shape;
-anything else that escapes is a bug and is reported as such.
+Every surface (CLI, MCP, HTTP) turns an error into the same payload with :func:`error_payload`
+and picks its exit code, HTTP status or MCP error from :data:`SURFACE_CODES` by ``kind``;
+anything else that escapes is a bug and is reported as such (:data:`BUG`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from agent_roster.diagnostics import Diagnostic
@@ -46,6 +49,19 @@ class UnsafeNameError(UsageError):
     kind = "unsafe-name"
 
 
+class ConflictError(UsageError):
+    """A write was based on content that has changed since: it is refused, never applied
+    over the newer version (the caller re-reads and tries again)."""
+
+    kind = "conflict"
+
+
+class ForbiddenError(UsageError):
+    """The caller is known, but its credentials do not allow what it asked for."""
+
+    kind = "forbidden"
+
+
 class VaultError(RosterError):
     """The vault cannot be read or written as asked."""
 
@@ -66,3 +82,52 @@ class InvalidDocumentError(RosterError):
     def __init__(self, message: str, diagnostics: Sequence[Diagnostic], *, hint: str = "") -> None:
         super().__init__(message, hint=hint)
         self.diagnostics = tuple(diagnostics)
+
+
+class SurfaceCodes(NamedTuple):
+    """How one error kind shows on each surface."""
+
+    exit_code: int
+    http_status: int
+
+
+#: ``kind`` → exit code and HTTP status. MCP reports every error as a tool result with
+#: ``isError`` set and the same payload, so it needs no column of its own.
+SURFACE_CODES: dict[str, SurfaceCodes] = {
+    "usage": SurfaceCodes(2, 400),
+    "unsafe-name": SurfaceCodes(2, 400),
+    "conflict": SurfaceCodes(2, 409),
+    "forbidden": SurfaceCodes(2, 403),
+    "not-found": SurfaceCodes(2, 404),
+    "invalid": SurfaceCodes(2, 422),
+    "vault": SurfaceCodes(2, 500),
+    "error": SurfaceCodes(2, 500),
+}
+#: A bug: anything that is not a :class:`RosterError`.
+BUG = SurfaceCodes(70, 500)
+
+
+def surface_codes(exc: BaseException) -> SurfaceCodes:
+    """The exit code and HTTP status for ``exc``."""
+    if isinstance(exc, RosterError):
+        return SURFACE_CODES.get(exc.kind, SURFACE_CODES["error"])
+    return BUG
+
+
+def error_payload(exc: BaseException) -> dict[str, Any]:
+    """The one error shape every surface shows: ``{"error": {code, message, hint,
+    diagnostics}}``. A bug's message names only its type: its text may quote a file."""
+    if isinstance(exc, RosterError):
+        error: dict[str, Any] = {"code": exc.kind, "message": exc.message, "hint": exc.hint}
+        if isinstance(exc, InvalidDocumentError):
+            error["diagnostics"] = [d.to_dict() for d in exc.diagnostics]
+        else:
+            error["diagnostics"] = []
+    else:
+        error = {
+            "code": "bug",
+            "message": f"internal error ({type(exc).__name__}); this is a bug in roster",
+            "hint": "run again with ROSTER_DEBUG=1 for the traceback, and report it",
+            "diagnostics": [],
+        }
+    return {"error": error}

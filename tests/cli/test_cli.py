@@ -193,7 +193,7 @@ def test_show_unknown_profile_suggests(vault: Path, capsys: pytest.CaptureFixtur
 def test_show_unknown_profile_json_error(vault: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "--vault", str(vault), "show", "nope", "--json")
     assert code == 2
-    assert json.loads(out)["error"]["kind"] == "not-found"
+    assert json.loads(out)["error"]["code"] == "not-found"
 
 
 def test_show_rejects_unsafe_id(vault: Path, capsys: pytest.CaptureFixture[str]) -> None:

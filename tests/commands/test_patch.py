@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_roster.errors import InvalidDocumentError, UsageError, VaultError
+from agent_roster.errors import ConflictError, InvalidDocumentError, UsageError, VaultError
 from agent_roster.vault import patch, patch_json
 from agent_roster.vault.paths import VaultLayout
 from agent_roster.vault.profile_parser import parse_profile
@@ -341,7 +341,7 @@ def test_a_file_changed_during_the_edit_is_not_overwritten(tmp_path: Path) -> No
     layout, path = write_profile(tmp_path, PROFILE.encode())
     text, source = patch.read_text(layout, path)
     path.write_text(PROFILE + "\nAn editor saved this.\n")
-    with pytest.raises(VaultError, match="changed while it was being edited"):
+    with pytest.raises(ConflictError, match="changed while it was being edited"):
         patch.write_text(text.replace("Coding", "Other"), source)
     assert path.read_text().endswith("An editor saved this.\n")
 

@@ -362,4 +362,4 @@ def test_cli_list_create_edit_show_delete(vault: Path, capsys: pytest.CaptureFix
     assert out.splitlines()[0] == "removed  projects/web/agent-types/base/profile.md"
     code, out, _ = run(capsys, vault, "show", "web", "nope", "--json")
     assert code == 2
-    assert json.loads(out)["error"]["kind"] == "not-found"
+    assert json.loads(out)["error"]["code"] == "not-found"

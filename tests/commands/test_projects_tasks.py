@@ -152,5 +152,5 @@ def test_cli_tasks(vault: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert json.loads(out) == {"id": "t1", "project_id": "web", "title": "", "profile_id": None}
     code, out, _ = run(capsys, vault, "task", "show", "nope", "--json")
     assert code == 2
-    assert json.loads(out)["error"]["kind"] == "not-found"
+    assert json.loads(out)["error"]["code"] == "not-found"
     assert run(capsys, vault, "task", "edit", "t1")[0] == 2  # nothing to change

@@ -16,7 +16,7 @@ from typing import Any
 import click
 
 from agent_roster import __version__
-from agent_roster.errors import InvalidDocumentError, RosterError
+from agent_roster.errors import InvalidDocumentError, RosterError, error_payload, surface_codes
 
 EXIT_OK = 0
 EXIT_PROBLEMS = 1
@@ -53,6 +53,7 @@ def cli(ctx: click.Context, vault: str | None, db: str | None) -> None:
 def _register() -> None:
     # Imported here, not at module top, so `import agent_roster.cli` stays cheap.
     from agent_roster.cli import (
+        generated,
         harness_commands,
         profile_commands,
         registry_commands,
@@ -66,6 +67,8 @@ def _register() -> None:
         resolve_commands.register(cli)
         registry_commands.register(cli)
         harness_commands.register(cli)
+        # Last: registry commands without a hand-written adapter get a generated one.
+        generated.register(cli)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -84,7 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     except RosterError as exc:
         report_error(exc, args)
-        return EXIT_USAGE
+        return surface_codes(exc).exit_code
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
         return EXIT_INTERRUPTED
@@ -97,7 +100,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def report_error(exc: RosterError, args: Sequence[str]) -> None:
-    """Print a user error in the shape the command's output format uses."""
+    """Print a user error in the shape the command's output format uses: the one payload
+    of :func:`error_payload` for JSON, ``error:``/``hint:`` lines for a terminal."""
     wants_json = "--json" in args or any(
         a in ("--format=json",) or (a == "json" and i > 0 and args[i - 1] == "--format")
         for i, a in enumerate(args)
@@ -105,11 +109,12 @@ def report_error(exc: RosterError, args: Sequence[str]) -> None:
     if wants_json:
         from agent_roster.cli.output import emit_json
 
-        error: dict[str, object] = {"kind": exc.kind, "message": exc.message, "hint": exc.hint}
-        if isinstance(exc, InvalidDocumentError):
-            error["diagnostics"] = [d.to_dict() for d in exc.diagnostics]
-        emit_json({"error": error}, sys.stdout)
+        emit_json(error_payload(exc), sys.stdout)
         return
+    if isinstance(exc, InvalidDocumentError):
+        from agent_roster.cli.output import print_diagnostics
+
+        print_diagnostics(exc.diagnostics, "text", sys.stderr)
     click.echo(f"error: {exc.message}", err=True)
     if exc.hint:
         click.echo(f"hint: {exc.hint}", err=True)

@@ -4,26 +4,14 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 import click
 
 from agent_roster.cli import output
 from agent_roster.cli.app import EXIT_OK, Settings, pass_settings
-from agent_roster.errors import InvalidDocumentError, UsageError
-
-
-@contextmanager
-def diagnostics_on_error() -> Iterator[None]:
-    """Print an InvalidDocumentError's diagnostics (stderr), then let the error boundary
-    report the error itself."""
-    try:
-        yield
-    except InvalidDocumentError as exc:
-        output.print_diagnostics(exc.diagnostics, "text", sys.stderr)
-        raise
+from agent_roster.errors import UsageError
 
 
 def emit(result: Any, as_json: bool, text: Callable[[], None]) -> int:
@@ -254,8 +242,7 @@ def pp_create(
     """Create a project override (a partial profile)."""
     from agent_roster.commands.project_profiles import create_project_profile
 
-    with diagnostics_on_error():
-        result = create_project_profile(settings.vault, project_id, agent_type, seed)
+    result = create_project_profile(settings.vault, project_id, agent_type, seed)
 
     def text() -> None:
         click.echo(f"created  {result.path}")
@@ -285,8 +272,7 @@ def pp_edit(
 
     config: dict[str, Any] = {k: _json_value(v) for k, v in pairs(sets, "--set").items()}
     config.update(dict.fromkeys(unsets))
-    with diagnostics_on_error():
-        result = edit_project_profile(settings.vault, project_id, agent_type, config=config)
+    result = edit_project_profile(settings.vault, project_id, agent_type, config=config)
 
     def text() -> None:
         click.echo(f"{'edited ' if result.changed else 'unchanged'}  {result.path}")
@@ -322,8 +308,7 @@ def pp_show(settings: Settings, project_id: str, agent_type: str, as_json: bool)
     """The effective profile in a project, with the origin of every field."""
     from agent_roster.commands.project_profiles import show_effective_profile
 
-    with diagnostics_on_error():
-        result = show_effective_profile(settings.vault, project_id, agent_type)
+    result = show_effective_profile(settings.vault, project_id, agent_type)
 
     def text() -> None:
         click.echo(f"status   {result.status}")

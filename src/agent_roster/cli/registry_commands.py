@@ -11,7 +11,7 @@ import click
 
 from agent_roster.cli import output
 from agent_roster.cli.app import EXIT_OK, EXIT_PROBLEMS, Settings, pass_settings
-from agent_roster.cli.project_commands import COMMANDS, diagnostics_on_error, emit, pairs
+from agent_roster.cli.project_commands import COMMANDS, emit, pairs
 from agent_roster.redact import redact_mapping
 
 _PROJECT = click.option("--project", metavar="PID", help="Project scope instead of system.")
@@ -32,6 +32,20 @@ def _server_lines(row: Any) -> None:
     if server is not None:
         target = server.url or " ".join([server.command, *server.args])
     click.echo(f"{row.name:20} {row.scope:8} {state:20} {row.path or '(built in)'}  {target}")
+
+
+@mcp.command("serve")
+@pass_settings
+def mcp_serve(settings: Settings) -> int:
+    """Serve the embedded MCP server over stdio (for an agent that starts it itself)."""
+    import anyio
+
+    from agent_roster.commands.context import RosterContext
+    from agent_roster.serve.mcp import serve_stdio
+
+    with RosterContext(settings.vault, settings.db) as context:
+        anyio.run(serve_stdio, context)
+    return EXIT_OK
 
 
 @mcp.command("list")
@@ -124,19 +138,18 @@ def mcp_add(
 
     if transport is None:
         transport = "http" if url and not command_ else "stdio"
-    with diagnostics_on_error():
-        row = create_mcp_server(
-            settings.vault,
-            name,
-            transport,
-            command=command_ or "",
-            args=args,
-            env=pairs(env, "--env"),
-            url=url or "",
-            headers=pairs(headers, "--header"),
-            description=description or "",
-            project=project,
-        )
+    row = create_mcp_server(
+        settings.vault,
+        name,
+        transport,
+        command=command_ or "",
+        args=args,
+        env=pairs(env, "--env"),
+        url=url or "",
+        headers=pairs(headers, "--header"),
+        description=description or "",
+        project=project,
+    )
     return emit(row, as_json, lambda: click.echo(f"created  {row.path}"))
 
 
@@ -181,8 +194,7 @@ def mcp_edit(
     if headers:
         changes["headers"] = pairs(headers, "--header")
     changes.update(dict.fromkeys(unsets))
-    with diagnostics_on_error():
-        row = edit_mcp_server(settings.vault, name, project, **changes)
+    row = edit_mcp_server(settings.vault, name, project, **changes)
     return emit(row, as_json, lambda: click.echo(f"edited   {row.path}"))
 
 

@@ -42,9 +42,9 @@ from agent_roster.sync.outcomes import (
     Changed,
     FileParser,
     Outcome,
-    content_hash,
 )
 from agent_roster.vault.paths import EntryKind, ScannedFile, VaultLayout, classify
+from agent_roster.vault.writer import content_hash
 
 __all__ = ["SyncEngine", "SyncReport", "content_hash"]
 

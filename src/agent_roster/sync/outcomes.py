@@ -4,7 +4,6 @@ worker processes (``agent_roster/parallel.py``); everything here pickles."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 import time
 from collections.abc import Mapping, Sequence
@@ -24,6 +23,7 @@ from agent_roster.vault.loader import read_bytes
 from agent_roster.vault.mcp_parser import parse_mcp_server
 from agent_roster.vault.paths import EntryKind, ScannedFile
 from agent_roster.vault.profile_parser import parse_profile
+from agent_roster.vault.writer import content_hash
 
 PROFILE = "profile"
 SERVER = "mcp-server"
@@ -42,10 +42,6 @@ class Outcome(NamedTuple):
     # True: never seen before. None: seen, but only broken so far, so it is new unless the
     # database holds a row for it (decided when writing). False: seen and synced before.
     first_time: bool | None = False
-
-
-def content_hash(raw: bytes) -> str:
-    return hashlib.blake2b(raw, digest_size=16).hexdigest()
 
 
 def make_event(

@@ -36,7 +36,13 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from agent_roster.diagnostics import Diagnostic
-from agent_roster.errors import InvalidDocumentError, NotFoundError, UsageError, VaultError
+from agent_roster.errors import (
+    ConflictError,
+    InvalidDocumentError,
+    NotFoundError,
+    UsageError,
+    VaultError,
+)
 from agent_roster.vault import patch_frontmatter as fmpatch
 from agent_roster.vault.document import normalise
 from agent_roster.vault.markdown import section_key
@@ -53,7 +59,7 @@ from agent_roster.vault.patch_edits import (
 from agent_roster.vault.paths import VaultLayout
 from agent_roster.vault.profile_blocks import INSTALL_KEYS
 from agent_roster.vault.profile_parser import STRUCTURED, parse_profile
-from agent_roster.vault.writer import atomic_write
+from agent_roster.vault.writer import atomic_write, content_hash
 
 __all__ = [
     "REMOVE",
@@ -244,9 +250,9 @@ def write_text(text: str, source: Source) -> None:
     except FileNotFoundError:
         current = None
     if current != source.raw:
-        raise VaultError(
+        raise ConflictError(
             f"{source.path.name} changed while it was being edited; nothing was written",
-            hint="run the command again",
+            hint="read it again and retry",
         )
     if source.crlf:
         text = text.replace("\n", "\r\n")
@@ -254,13 +260,24 @@ def write_text(text: str, source: Source) -> None:
 
 
 def patch_profile(
-    layout: VaultLayout, profile_id: str, edits: Sequence[Edit], *, project: str | None = None
+    layout: VaultLayout,
+    profile_id: str,
+    edits: Sequence[Edit],
+    *,
+    project: str | None = None,
+    base_hash: str | None = None,
 ) -> Patched:
     """Apply ``edits`` to ``agent-types/<id>/profile.md`` (or the project's override) and
-    write it back atomically when something changed."""
+    write it back atomically when something changed. With ``base_hash``, a file whose
+    content is no longer that version is refused (:class:`ConflictError`)."""
     path = layout.profile_path(profile_id, project)
     rel = path.relative_to(layout.root).as_posix()
     text, source = read_text(layout, path)
+    if base_hash is not None and content_hash(source.raw) != base_hash:
+        raise ConflictError(
+            f"{rel} changed since it was read; nothing was written",
+            hint="read it again and retry with its current content_hash",
+        )
     patched = apply_edits(text, edits, path=rel, expected_id=profile_id, project=project)
     if patched.changed:
         write_text(patched.text, source)

@@ -9,12 +9,19 @@ survives a crash.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import itertools
 import os
 from pathlib import Path
 
 from agent_roster.errors import VaultError
 from agent_roster.vault.paths import VaultLayout
+
+
+def content_hash(raw: bytes) -> str:
+    """The hash that identifies a file's content everywhere: sync's change detection, and the
+    ``base_hash`` a write must carry so that it never lands on a newer version."""
+    return hashlib.blake2b(raw, digest_size=16).hexdigest()
 
 
 def atomic_write(
