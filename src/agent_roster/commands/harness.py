@@ -35,7 +35,7 @@ from agent_roster.commands.output_folder import (
     Record,
 )
 from agent_roster.commands.ownership import Ownership
-from agent_roster.diagnostics import Diagnostic, did_you_mean
+from agent_roster.diagnostics import Diagnostic, did_you_mean, list_profiles_hint
 from agent_roster.errors import NotFoundError, UsageError, VaultError
 from agent_roster.known_tools import DEFAULT_EMBEDDED_SERVER
 from agent_roster.model.mcp import McpServer
@@ -98,7 +98,7 @@ def load_effective(
     if missing:
         raise NotFoundError(
             f"no profile {missing[0]!r} in the vault",
-            hint=did_you_mean(missing[0], visible) or "list them with 'roster validate'",
+            hint=did_you_mean(missing[0], visible) or list_profiles_hint(project),
         )
     profiles: list[AgentProfile] = []
     by_name: dict[str, McpServer] = {}

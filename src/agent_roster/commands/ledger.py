@@ -85,6 +85,10 @@ class Ledger(msgspec.Struct, kw_only=True):
 
 
 _decoder = msgspec.json.Decoder(Ledger)
+_BROKEN_HINT = (
+    "restore it from version control, or delete it (then roster forgets which files it "
+    "wrote, and it deletes nothing it does not know)"
+)
 
 
 def ledger_path(root: str | os.PathLike[str]) -> Path:
@@ -106,14 +110,12 @@ def load_ledger(root: str | os.PathLike[str]) -> Ledger:
     except msgspec.ValidationError as exc:
         raise VaultError(
             f"the render ledger {path} is not valid: {exc}",
-            hint="restore it from version control, or delete it: roster then forgets which "
-            "files it wrote (it deletes nothing it does not know)",
+            hint=_BROKEN_HINT,
         ) from None
     except msgspec.DecodeError:
         raise VaultError(
             f"the render ledger {path} is not valid JSON",
-            hint="restore it from version control, or delete it: roster then forgets which "
-            "files it wrote (it deletes nothing it does not know)",
+            hint=_BROKEN_HINT,
         ) from None
     if ledger.version > LEDGER_VERSION:
         raise VaultError(

@@ -136,7 +136,6 @@ def migrate_config(
     layout = VaultLayout(vault)
     lines = _entry_positions(path.read_text(encoding="utf-8"))
     servers = InlineMigration(vault, dry_run=False)
-    again = f"roster --vault {os.fspath(vault)} migrate-config {path}"
     written: list[str] = []
     skipped: list[tuple[str, str]] = []
     failed: list[tuple[str, tuple[Diagnostic, ...]]] = []
@@ -198,7 +197,7 @@ def migrate_config(
                     line=line,
                     column=column,
                     severity=Severity.ERROR,
-                    hint=_fix_hint(reason, name, path, again),
+                    hint=_fix_hint(reason, name, path, os.fspath(vault)),
                 )
             )
         if unresolved:
@@ -218,17 +217,17 @@ def _servers(entry: dict[str, Any]) -> list[Any]:
     return list(servers) if isinstance(servers, dict | list) else []
 
 
-def _fix_hint(reason: str, name: str, config: Path, again: str) -> str:
+def _fix_hint(reason: str, name: str, config: Path, vault: str) -> str:
     if reason.startswith("conflict"):
-        return (
+        fix = (
             f"mcp-servers/{name}.md already defines a different {name!r}: make the two agree "
-            f"(or rename the server in {config}), then run: {again}"
+            f"(or rename the server in {config})"
         )
-    if reason.endswith("has errors"):
-        return (
-            f"fix mcp-servers/{name}.md ('roster validate' names the problems), then run: {again}"
-        )
-    return f"fix the server's settings in {config}, then run: {again}"
+    elif reason.endswith("has errors"):
+        fix = f"fix mcp-servers/{name}.md ('roster validate' names its problems)"
+    else:
+        fix = f"fix the server's settings in {config}"
+    return f"{fix}, then run: roster --vault {vault} migrate-config {config}"
 
 
 def _unknown(

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import NamedTuple
 
-from agent_roster.diagnostics import Diagnostic, did_you_mean
+from agent_roster.diagnostics import Diagnostic, did_you_mean, list_profiles_hint
 from agent_roster.errors import NotFoundError
 from agent_roster.known_tools import KnownTools
 from agent_roster.model.profile import AgentProfile
@@ -54,8 +54,8 @@ def show_profile(
     if target is None:
         where = f" in project {project!r}" if project else ""
         hint = did_you_mean(profile_id, profile_ids) or (
-            f"create {Path(path).relative_to(layout.root).as_posix()}, or run "
-            "'roster validate' to list what the vault holds"
+            f"create {Path(path).relative_to(layout.root).as_posix()}, or "
+            + list_profiles_hint(project)
         )
         raise NotFoundError(f"no profile {profile_id!r}{where} in vault {layout.root}", hint=hint)
     raw = read_bytes(target, problems)
