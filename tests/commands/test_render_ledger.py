@@ -310,5 +310,8 @@ def test_a_broken_ledger_is_an_error_and_nothing_is_written(vault: Path, tmp_pat
     (out / LEDGER).write_text("{not json")
     result = render(vault, out, "--to", "claude")
     assert result.returncode == 2
-    assert "render ledger" in result.stderr and "hint: restore it from version control" in result.stderr
+    assert (
+        "render ledger" in result.stderr
+        and "hint: restore it from version control" in result.stderr
+    )
     assert sorted(os.listdir(out)) == [LEDGER]
