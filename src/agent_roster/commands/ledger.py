@@ -62,10 +62,6 @@ class Writer(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     rendered_at: str
     roster: str
 
-    @property
-    def owner(self) -> Owner:
-        return Owner(self.vault, self.harness, self.scope)
-
 
 class Entry(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     """One file roster wrote."""
@@ -85,6 +81,7 @@ class Ledger(msgspec.Struct, kw_only=True):
 
 
 _decoder = msgspec.json.Decoder(Ledger)
+_encode = msgspec.json.Encoder().encode
 _BROKEN_HINT = (
     "restore it from version control, or delete it (then roster forgets which files it "
     "wrote, and it deletes nothing it does not know)"
@@ -134,8 +131,10 @@ def save_ledger(root: str | os.PathLike[str], ledger: Ledger) -> None:
         with contextlib.suppress(FileNotFoundError):
             path.unlink()
         return
-    ordered = Ledger(version=LEDGER_VERSION, files=dict(sorted(ledger.files.items())))
-    text = msgspec.json.format(msgspec.json.encode(ordered), indent=2) + b"\n"
+    # One line per file, sorted: compact for thousands of files, and a diff shows which
+    # files a render changed.
+    lines = [_encode(rel) + b": " + _encode(entry) for rel, entry in sorted(ledger.files.items())]
+    text = b'{"version": %d, "files": {\n' % LEDGER_VERSION + b",\n".join(lines) + b"\n}}\n"
     atomic_write(path, text)
 
 

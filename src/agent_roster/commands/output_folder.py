@@ -144,8 +144,8 @@ class OutputFolder:
         if self.current_digest(rel) != expected:
             return False
         os.unlink(path)
-        folder = os.path.dirname(path)
-        root = os.path.normpath(self.root)
+        folder = os.path.dirname(os.path.abspath(path))
+        root = os.path.abspath(self.root)
         while folder != root and folder.startswith(os.path.join(root, "")):
             try:
                 os.rmdir(folder)  # only an empty folder goes

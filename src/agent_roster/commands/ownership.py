@@ -81,7 +81,7 @@ class Ownership:
                 notes[self.folder.shown(record.path)] = taken
         results: list[FileResult] = []
         for rel, entry in list(self.ledger.files.items()):
-            mine = [w for w in entry.writers if w.owner == owner]
+            mine = [w for w in entry.writers if _owned_by(w, owner)]
             if rel in made or not mine or not self._stale(mine[0], present, named, rendered):
                 continue
             if failed and not mine[0].profile:
@@ -99,6 +99,25 @@ class Ownership:
 
     def _record(self, owner: Owner, record: Produced) -> str:
         prev = self.ledger.files.get(record.path)
+        if record.merged:
+            # Merged content is roster's alone only while roster created the file and
+            # nobody wrote to it between renders.
+            exclusive = record.before == "" or (
+                prev is not None and prev.exclusive and prev.sha256 == record.before
+            )
+        else:
+            exclusive = True
+        mine = None
+        if prev is not None:
+            mine = next((w for w in prev.writers if _owned_by(w, owner)), None)
+            if (
+                mine is not None
+                and (prev.sha256, prev.merged, prev.exclusive)
+                == (record.sha256, record.merged, exclusive)
+                and (mine.profile, mine.project) == (record.profile, self.project)
+                and (record.merged or len(prev.writers) == 1)
+            ):
+                return ""  # the common case: unchanged, and already recorded as this render's
         writer = Writer(
             vault=owner.vault,
             harness=owner.harness,
@@ -108,38 +127,29 @@ class Ownership:
             rendered_at=self.when,
             roster=__version__,
         )
-        others: tuple[Writer, ...] = ()
+        if (
+            mine is not None
+            and prev is not None
+            and prev.sha256 == record.sha256
+            and (mine.profile, mine.project) == (record.profile, self.project)
+        ):
+            writer = mine  # the content did not change: keep the render that wrote it
+        writers: list[Writer] = []
         taken = ""
-        if prev is not None:
-            others = tuple(w for w in prev.writers if w.owner != owner)
-            kept = next((w for w in prev.writers if w.owner == owner), None)
-            if (
-                kept is not None
-                and prev.sha256 == record.sha256
-                and (kept.profile, kept.project) == (record.profile, self.project)
-            ):
-                writer = kept  # nothing changed: keep the render that wrote it
-            if others and not record.merged:
-                # An agent file has one writer: this render replaces the other's content.
-                taken = "taken over from " + ", ".join(_describe(w) for w in others)
-                others = ()
-        if record.merged:
-            # Merged content is roster's alone only while roster created the file and
-            # nobody wrote to it between renders.
-            exclusive = record.before == "" or (
-                prev is not None and prev.exclusive and prev.sha256 == record.before
-            )
-        else:
-            exclusive = True
-        entry = Entry(
-            sha256=record.sha256,
-            merged=record.merged,
-            exclusive=exclusive,
-            writers=(*others, writer),
+        for other in prev.writers if prev is not None else ():
+            if other is mine:
+                writers.append(writer)  # in its place: the ledger does not churn
+            elif record.merged:
+                writers.append(other)
+            else:
+                # An agent file has one writer: this render replaced the other's content.
+                taken = f"taken over from the {other.harness} render of vault {other.vault}"
+        if mine is None:
+            writers.append(writer)
+        self.ledger.files[record.path] = Entry(
+            sha256=record.sha256, merged=record.merged, exclusive=exclusive, writers=tuple(writers)
         )
-        if entry != prev:
-            self.ledger.files[record.path] = entry
-            self.changed = True
+        self.changed = True
         return taken
 
     # -- stale files ------------------------------------------------------------------
@@ -157,7 +167,7 @@ class Ownership:
     def _settle_stale(
         self, harness: str, rel: str, entry: Entry, owner: Owner
     ) -> FileResult | None:
-        others = tuple(w for w in entry.writers if w.owner != owner)
+        others = tuple(w for w in entry.writers if not _owned_by(w, owner))
         if others:  # another render still writes it: only this owner's claim goes
             self._put(rel, msgspec.structs.replace(entry, writers=others))
             return None
@@ -190,5 +200,5 @@ class Ownership:
         self.changed = True
 
 
-def _describe(writer: Writer) -> str:
-    return f"the {writer.harness} render of vault {writer.vault}"
+def _owned_by(writer: Writer, owner: Owner) -> bool:
+    return (writer.vault, writer.harness, writer.scope) == owner
