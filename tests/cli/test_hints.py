@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import re
 import shlex
+import shutil
 from pathlib import Path
 
 import click
@@ -130,12 +131,13 @@ LISTING = [(w, t, c) for w, t, c in COMMANDS if re.search(r"\blist\b", t)]
 
 @pytest.mark.parametrize(("where", "text", "command"), LISTING, ids=[c[0] for c in LISTING])
 def test_a_hint_that_promises_a_list_lists(
-    where: str, text: str, command: str, capsys: pytest.CaptureFixture[str]
+    where: str, text: str, command: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    """Run the command on the example vault (its project for a placeholder): every
-    profile id there must be in what it prints."""
+    """Run the command on a copy of the example vault (its project for a placeholder):
+    every profile id there must be in what it prints."""
+    vault = shutil.copytree(EXAMPLES, tmp_path / "vault")
     words = shlex.split(command.replace("X", "webshop"))
-    code = main(["--vault", str(EXAMPLES), *words])
+    code = main(["--vault", str(vault), *words])
     out = capsys.readouterr().out
     assert code == 0, f"{where}: 'roster {command}' failed"
     ids = [p.parent.name for p in (EXAMPLES / "agent-types").glob("*/profile.md")]
