@@ -94,8 +94,11 @@ CODES: dict[str, tuple[Severity, str]] = {
     "runtime-agent-name": (E, "the acpx runtime needs agent_name"),
     "agent-name-ignored": (W, "agent_name is only used by the acpx runtime"),
     "package-name-invalid": (E, "an install manifest names an invalid package"),
-    "layout-unknown": (W, "a file sits where the vault layout expects nothing"),
-    "path-outside-vault": (E, "a symlink leads outside the vault; the file is not read"),
+    "layout-unknown": (W, "a file sits where the vault layout expects something else; not loaded"),
+    "path-outside-vault": (
+        E,
+        "a symlink leads outside the vault; nothing is read or written through it",
+    ),
     # Harness files (codecs: discover, import, render)
     "harness-invalid": (
         E,
@@ -111,7 +114,7 @@ CODES: dict[str, tuple[Severity, str]] = {
         W,
         "a definition the harness does not load because another layer or file wins",
     ),
-    "harness-ignored": (W, "a file or key the harness reads but ignores"),
+    "harness-ignored": (W, "a file or key the harness passes over without an error"),
     "render-unsupported": (
         E,
         "a profile or server cannot be written for the target harness without changing its meaning",

@@ -8,7 +8,8 @@ Every error the package raises on purpose derives from :class:`RosterError`::
     │   ├── ConflictError   a write based on an older version of a file (stale content hash)
     │   └── ForbiddenError  the caller's credentials do not allow this command
     ├── VaultError          the vault cannot be read or written as asked
-    │   └── NotFoundError   the thing asked for does not exist
+    │   ├── NotFoundError   the thing asked for does not exist
+    │   └── PathOutsideVaultError a symlink leads the path outside the vault
     └── InvalidDocumentError a document has errors; carries every diagnostic found
 
 Every surface (CLI, MCP, HTTP) turns an error into the same payload with :func:`error_payload`
@@ -74,6 +75,17 @@ class NotFoundError(VaultError):
     kind = "not-found"
 
 
+class PathOutsideVaultError(VaultError):
+    """A vault path leads outside the vault through a symlink; ``diagnostics`` holds the
+    ``path-outside-vault`` diagnostic naming the link (``vault/guard.py``)."""
+
+    kind = "path-outside-vault"
+
+    def __init__(self, message: str, diagnostic: Diagnostic, *, hint: str = "") -> None:
+        super().__init__(message, hint=hint)
+        self.diagnostics = (diagnostic,)
+
+
 class InvalidDocumentError(RosterError):
     """A document could not be accepted; ``diagnostics`` holds every problem found."""
 
@@ -101,6 +113,8 @@ SURFACE_CODES: dict[str, SurfaceCodes] = {
     "not-found": SurfaceCodes(2, 404),
     "invalid": SurfaceCodes(2, 422),
     "vault": SurfaceCodes(2, 500),
+    # The vault leads the path outside itself: refused whoever asks (issue 11).
+    "path-outside-vault": SurfaceCodes(2, 403),
     "error": SurfaceCodes(2, 500),
 }
 #: A bug: anything that is not a :class:`RosterError`.
@@ -119,7 +133,7 @@ def error_payload(exc: BaseException) -> dict[str, Any]:
     diagnostics}}``. A bug's message names only its type: its text may quote a file."""
     if isinstance(exc, RosterError):
         error: dict[str, Any] = {"code": exc.kind, "message": exc.message, "hint": exc.hint}
-        if isinstance(exc, InvalidDocumentError):
+        if isinstance(exc, InvalidDocumentError | PathOutsideVaultError):
             error["diagnostics"] = [d.to_dict() for d in exc.diagnostics]
         else:
             error["diagnostics"] = []

@@ -96,7 +96,24 @@ def test_toml_frontmatter_is_the_fallback(tmp_path: Path) -> None:
 
 def test_folders_without_agent_md_and_plain_files_are_skipped(tmp_path: Path) -> None:
     found = discover(tmp_path, {".agh/agents/empty/notes.txt": "x", ".agh/agents/README.md": "x"})
-    assert found.profiles == () and found.diagnostics == () and not found.refused
+    assert found.profiles == () and not found.refused
+    # AGH skips them without a word; roster says so (issue 12 item 6).
+    assert [
+        (Path(d.path).name, d.code, d.severity.value, d.message) for d in found.diagnostics
+    ] == [
+        (
+            "README.md",
+            "harness-ignored",
+            "warning",
+            "AGH does not load README.md: agents are folders (<name>/AGENT.md), not files",
+        ),
+        (
+            "empty",
+            "harness-ignored",
+            "warning",
+            "AGH does not load empty: the folder has no AGENT.md",
+        ),
+    ]
 
 
 def test_sidecar_replaces_inline_server_and_secret_env(tmp_path: Path) -> None:
@@ -617,7 +634,11 @@ def test_symlinked_agent_folder_is_not_a_directory_entry(tmp_path: Path) -> None
     tree(tmp_path / "elsewhere", {"AGENT.md": MINIMAL})
     (tmp_path / "ws/.agh/agents").mkdir(parents=True)
     (tmp_path / "ws/.agh/agents/code-reviewer").symlink_to(tmp_path / "elsewhere")
-    assert discover(tmp_path, {}).profiles == ()
+    found = discover(tmp_path, {})
+    assert found.profiles == ()
+    assert [d.message for d in found.diagnostics] == [
+        "AGH does not load code-reviewer: AGH skips symlinked folders"
+    ]
 
 
 def test_native_file_survives_import_and_render(tmp_path: Path) -> None:

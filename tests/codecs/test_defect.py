@@ -105,12 +105,25 @@ def test_no_git_is_reported(tmp_path: Path) -> None:
     assert warning.code == "harness-ignored" and "no .git" in warning.message
 
 
-def test_non_profiles_are_skipped_silently(tmp_path: Path) -> None:
-    """Seed 003 ``scan_agents_dir``: folders without config.toml and non-.md files."""
+def test_non_profiles_are_skipped_by_defect_and_reported_by_roster(tmp_path: Path) -> None:
+    """Seed 003 ``scan_agents_dir``: folders without config.toml and non-.md files are
+    skipped silently by defect; discover says so (issue 12 item 6), as warnings."""
     found = discover(
         tmp_path, FOLDER | {".defect/agents/notes/readme.txt": "x", ".defect/agents/x.txt": "y"}
     )
-    assert [p.id for p in found.profiles] == ["reviewer"] and found.diagnostics == ()
+    assert [p.id for p in found.profiles] == ["reviewer"] and not found.refused
+    assert [(Path(d.path).name, d.code, d.message) for d in found.diagnostics] == [
+        (
+            "notes",
+            "harness-ignored",
+            "defect does not load notes: the folder has no config.toml, so it is not a profile",
+        ),
+        (
+            "x.txt",
+            "harness-ignored",
+            "defect does not load x.txt: profiles are folders with config.toml, or *.md files",
+        ),
+    ]
 
 
 def test_allow_globs_map_to_canonical_tools_and_servers(tmp_path: Path) -> None:

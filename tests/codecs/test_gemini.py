@@ -422,7 +422,16 @@ def test_folder_rules_and_first_registration_wins(tmp_path: Path) -> None:
     found = CODEC.discover(root)
     assert [(p.id, p.prompt) for p in found.profiles] == [("shared", "## Role\n\nBody of shared.")]
     codes = sorted(d.code for d in found.diagnostics)
-    assert codes == ["harness-ignored", "harness-shadowed", "harness-shadowed"]
+    assert codes == ["harness-ignored"] * 4 + ["harness-shadowed"] * 2
+    # What Gemini CLI passes over without a word is said (issue 12 item 6).
+    skipped = {
+        Path(d.path).name: d.message for d in found.diagnostics if "does not load" in d.message
+    }
+    assert sorted(skipped) == ["_draft.md", "notes.txt", "sub"]
+    assert skipped["_draft.md"] == (
+        "Gemini CLI does not load _draft.md: only *.md files whose names do not start with _ "
+        "are agents"
+    )
     assert not found.refused
 
 

@@ -271,6 +271,11 @@ def test_the_watcher_survives_a_failing_sync(
         (["projects/web"], (set(), True)),
         (["projects/web/agent-types/coding"], (set(), True)),
         ([""], (set(), True)),  # the vault folder itself
+        # Files the scan reports instead of loading: only a full rescan finds out why.
+        (["agent-types/a:b/profile.md"], (set(), True)),
+        (["agent-types/stray.md"], (set(), True)),
+        (["projects/web/mcp-servers/notes.txt"], (set(), True)),
+        (["profile.md"], (set(), True)),
         (["agent-types/coding/memory/notes.md", "templates/knowledge/qa/x.md"], None),
         (["agent-types/coding/.profile.md.swp", "agent-types/coding/profile.md~"], None),
         (["agent-types/coding/.#profile.md", "agent-types/coding/#profile.md#"], None),

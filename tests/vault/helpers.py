@@ -3,8 +3,13 @@ every diagnostic has the full shape the issue asks for (path, position, code, me
 
 from __future__ import annotations
 
+import os
+
+import pytest
+
 from agent_roster.diagnostics import CODES, Diagnostic, Severity
 from agent_roster.known_tools import KnownTools
+from agent_roster.vault import loader
 from agent_roster.vault.jsonblock import JsonBlock
 from agent_roster.vault.mcp_parser import ParsedServer, parse_mcp_server
 from agent_roster.vault.profile_parser import ParsedProfile, parse_profile
@@ -76,3 +81,16 @@ def json_block(text: str, first_line: int = 1) -> JsonBlock:
     import json
 
     return JsonBlock(text, first_line, json.loads(text))
+
+
+def spy_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The real path of every file the vault loader reads from now on (in this process)."""
+    read: list[str] = []
+    real_read = loader._read_file
+
+    def spy(path: str, size: int) -> bytes:
+        read.append(os.path.realpath(path))
+        return real_read(path, size)
+
+    monkeypatch.setattr(loader, "_read_file", spy)
+    return read

@@ -72,14 +72,22 @@ def test_an_unreadable_server_file_sends_its_scope_back_to_the_serial_pass(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # A server file that cannot be read leaves the registry smaller than the workers
-    # assumed: their results for that scope are not used.
+    # assumed: their results for that scope are not used. (The tests run as root, for
+    # whom permissions never fail a read, so the read itself is made to fail.)
     root = _vault(tmp_path, 4)
-    outside = tmp_path / "elsewhere.md"
-    outside.write_text("---\nname: github\ntransport: stdio\ncommand: gh\n---\n")
-    github = root / "mcp-servers" / "github.md"
-    github.unlink()
-    os.symlink(outside, github)
+    github = os.fspath(root / "mcp-servers" / "github.md")
+    real_read = loader._read_file
+
+    def failing(path: str, size: int) -> bytes:
+        if path == github:
+            raise PermissionError(13, "Permission denied", path)
+        return real_read(path, size)
+
+    monkeypatch.setattr(loader, "_read_file", failing)
     serial, split = _loads(root, monkeypatch)
     assert split.profiles == serial.profiles
     assert split.diagnostics == serial.diagnostics
-    assert any(d.code == "path-outside-vault" for d in serial.diagnostics)
+    unreadable = [d for d in serial.diagnostics if d.code == "file-unreadable"]
+    assert [d.path for d in unreadable] == ["mcp-servers/github.md"]
+    # Profiles naming the server now see it as unknown, as without workers.
+    assert any(d.code == "mcp-server-unknown" for d in split.all_diagnostics())

@@ -61,6 +61,7 @@ def _register() -> None:
         profile_commands,
         registry_commands,
         resolve_commands,
+        serve_commands,
         sync_commands,
     )
 
@@ -70,6 +71,7 @@ def _register() -> None:
         resolve_commands.register(cli)
         registry_commands.register(cli)
         harness_commands.register(cli)
+        serve_commands.register(cli)
         # Last: registry commands without a hand-written adapter get a generated one.
         generated.register(cli)
 

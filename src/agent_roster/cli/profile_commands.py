@@ -23,6 +23,13 @@ def init(settings: Settings, directory: Path | None) -> int:
         click.echo(f"created  {rel}")
     for rel in result.skipped:
         click.echo(f"kept     {rel} (already exists)")
+    output.print_diagnostics(result.refused, "text", sys.stdout)
+    if result.refused:
+        click.echo(
+            f"vault at {result.root} is incomplete ({len(result.created)} created, "
+            f"{len(result.skipped)} kept; a symlink leads outside the vault)"
+        )
+        return EXIT_PROBLEMS
     click.echo(
         f"vault ready at {result.root} ({len(result.created)} created, {len(result.skipped)} kept)"
     )

@@ -33,6 +33,7 @@ def _summary(report: object) -> str:
         f"{report.failed} failed, {report.deleted} deleted, {report.restored} restored, "
         f"{report.recovered} recovered in {report.seconds * 1000:.0f} ms"
         + (f"; {report.failing} file(s) still failing" if report.failing else "")
+        + (f"; {len(report.diagnostics)} not loaded" if report.diagnostics else "")
     )
 
 
@@ -59,8 +60,10 @@ def sync(settings: Settings, prune: bool, as_json: bool) -> int:
             )
         for rel in report.starter_files:
             click.echo(f"starter   {rel}")
+        output.print_diagnostics(report.diagnostics, "text", sys.stdout)
         click.echo(_summary(report))
-    return EXIT_PROBLEMS if report.failing else EXIT_OK
+    unloaded = any(d.is_error for d in report.diagnostics)
+    return EXIT_PROBLEMS if report.failing or unloaded else EXIT_OK
 
 
 @click.command()
@@ -151,7 +154,7 @@ def status(settings: Settings, as_json: bool, events: int) -> int:
     report = vault_status(settings.vault, settings.db, events=events)
     if as_json:
         output.emit_json(report.to_dict())
-        return EXIT_PROBLEMS if report.failing else EXIT_OK
+        return EXIT_PROBLEMS if report.problems else EXIT_OK
     when = (
         time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(report.last_sync))
         if report.last_sync
@@ -168,12 +171,15 @@ def status(settings: Settings, as_json: bool, events: int) -> int:
         )
         for failing in report.failing:
             output.print_diagnostics(failing.diagnostics, "text", sys.stdout)
+    if report.unloaded:
+        click.echo(f"\n{len(report.unloaded)} file(s) in the vault not loaded:")
+        output.print_diagnostics(report.unloaded, "text", sys.stdout)
     if report.recent_events:
         click.echo("\nrecent events:")
         for event in report.recent_events:
             stamp = time.strftime("%H:%M:%S", time.localtime(event.at or 0))
             click.echo(f"  {stamp} {event.kind:9} {event.path or event.entry_id}  {event.message}")
-    return EXIT_PROBLEMS if report.failing else EXIT_OK
+    return EXIT_PROBLEMS if report.problems else EXIT_OK
 
 
 @click.command("migrate-config")

@@ -19,10 +19,12 @@ from agent_roster import diagnostics as dx
 from agent_roster.codecs import get_codec
 from agent_roster.codecs.base import Discovery, Loss, Roots
 from agent_roster.diagnostics import Diagnostic
+from agent_roster.errors import PathOutsideVaultError
 from agent_roster.known_tools import KnownTools
 from agent_roster.model.mcp import McpServer
 from agent_roster.model.profile import AgentProfile
 from agent_roster.resolve.config import load_config
+from agent_roster.vault.guard import exists_in_vault, read_in_vault
 from agent_roster.vault.mcp_parser import parse_mcp_server
 from agent_roster.vault.paths import EntryKind, VaultLayout, check_segment, segment_problem
 from agent_roster.vault.profile_parser import parse_profile
@@ -116,11 +118,13 @@ class _Import:
         self.diagnostics: list[Diagnostic] = []
 
     def server_names(self) -> set[str]:
-        """Registry names visible in the import's scope: the vault's and those imported."""
+        """Registry names visible in the import's scope: the vault's and those imported.
+        Vault files that are not loaded (and why) join the report: the import's checks
+        rest on that registry."""
         names = {f.name for f in self.files if f.kind == "mcp-server"}
         names.update(
             scanned.entry.id
-            for scanned in self.layout.iter_entries()
+            for scanned in self.layout.iter_entries(self.diagnostics)
             if scanned.entry.kind is EntryKind.MCP_SERVER
             and scanned.entry.project in (None, self.project)
         )
@@ -151,9 +155,17 @@ class _Import:
         if not parsed.ok or parsed.server is None:
             self.diagnostics.extend(parsed.diagnostics)
             return
-        if path.exists():
+        try:
+            raw = read_in_vault(self.layout, path)
+        except PathOutsideVaultError as exc:
+            self.diagnostics.extend(exc.diagnostics)
+            self.files.append(Imported("mcp-server", server.name, rel, "skipped"))
+            return
+        except OSError:
+            raw = None  # missing (or unreadable: the write below decides)
+        if raw is not None:
             existing = parse_mcp_server(
-                path.read_bytes(), path=rel, expected_name=server.name, project=self.project
+                raw, path=rel, expected_name=server.name, project=self.project
             )
             if (
                 existing.ok
@@ -181,8 +193,16 @@ class _Import:
         self._write("profile", profile.id, path, rel, text)
 
     def _write(self, kind: str, name: str, path: Path, rel: str, text: str) -> None:
-        exists = path.exists()
-        if exists and path.read_text(encoding="utf-8", errors="replace") == text:
+        try:
+            exists = exists_in_vault(self.layout, path)
+            current = read_in_vault(self.layout, path) if exists else None
+        except PathOutsideVaultError as exc:
+            self.diagnostics.extend(exc.diagnostics)
+            self.files.append(Imported(kind, name, rel, "skipped"))
+            return
+        except OSError:
+            current = None
+        if current is not None and current.decode("utf-8", errors="replace") == text:
             self.files.append(Imported(kind, name, rel, "unchanged"))
             return
         if exists and not self.overwrite:
@@ -197,7 +217,12 @@ class _Import:
             self.files.append(Imported(kind, name, rel, "skipped"))
             return
         if not self.dry_run:
-            write_in_vault(self.layout, path, text, overwrite=True)
+            try:
+                write_in_vault(self.layout, path, text, overwrite=True)
+            except PathOutsideVaultError as exc:
+                self.diagnostics.extend(exc.diagnostics)
+                self.files.append(Imported(kind, name, rel, "skipped"))
+                return
         self.files.append(Imported(kind, name, rel, "overwritten" if exists else "created"))
 
 

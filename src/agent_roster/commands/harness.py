@@ -64,7 +64,8 @@ __all__ = [
 
 class EffectiveSet(NamedTuple):
     """Effective profiles to render, the registry servers they can reference (by name, in
-    the scope they were resolved for), and the vault problems that kept profiles out."""
+    the scope they were resolved for), and the vault problems that kept profiles out (and
+    every file in the vault's layout that was not loaded, with the reason)."""
 
     profiles: tuple[AgentProfile, ...]
     servers: dict[str, McpServer]
@@ -102,7 +103,10 @@ def load_effective(
         )
     profiles: list[AgentProfile] = []
     by_name: dict[str, McpServer] = {}
-    problems = [d for d in snapshot.diagnostics if d.is_error]
+    # Every file the vault holds but did not load is in the report, warnings included
+    # (issue 12 item 6); of the rest, only errors keep profiles out.
+    unloaded = set(snapshot.unloaded)
+    problems = [d for d in snapshot.diagnostics if d.is_error or d in unloaded]
     for ident in wanted:
         for scope in (None, project) if project else (None,):
             parsed = snapshot.profiles.get((scope, ident))

@@ -29,15 +29,10 @@ from agent_roster.redact import server_dict
 from agent_roster.resolve.config import load_config
 from agent_roster.resolve.index import ProfileIndex
 from agent_roster.vault import patch
-from agent_roster.vault.loader import load_vault, read_bytes
+from agent_roster.vault.guard import read_diagnostic
+from agent_roster.vault.loader import load_vault
 from agent_roster.vault.mcp_parser import SERVER_KEYS, TRANSPORTS, parse_mcp_server
-from agent_roster.vault.paths import (
-    EntryKind,
-    ScannedFile,
-    VaultEntry,
-    VaultLayout,
-    check_segment,
-)
+from agent_roster.vault.paths import EntryKind, VaultLayout, check_segment
 from agent_roster.vault.render import render_mcp_server
 from agent_roster.vault.writer import write_in_vault
 
@@ -106,12 +101,9 @@ def _row(layout: VaultLayout, name: str, project: str | None) -> ServerRow | Non
     path = layout.mcp_server_path(name, project)
     if not path.is_file():
         return None
-    rel = path.relative_to(layout.root).as_posix()
+    rel = layout.relative(path)
     problems: list[Diagnostic] = []
-    scanned = ScannedFile(
-        VaultEntry(EntryKind.MCP_SERVER, name, project, rel), path, not layout.is_inside(path)
-    )
-    raw = read_bytes(scanned, problems)
+    raw = read_diagnostic(layout, path, problems, missing_ok=True)
     server = None
     if raw is not None:
         parsed = parse_mcp_server(raw, path=rel, expected_name=name, project=project)

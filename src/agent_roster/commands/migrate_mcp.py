@@ -32,10 +32,12 @@ from typing import Any, NamedTuple
 
 import yaml
 
+from agent_roster.diagnostics import Diagnostic
 from agent_roster.errors import RosterError, UsageError
 from agent_roster.model.mcp import McpServer, Transport
 from agent_roster.resolve.config import load_config
 from agent_roster.vault import patch
+from agent_roster.vault.guard import read_diagnostic
 from agent_roster.vault.mcp_parser import TRANSPORTS, parse_mcp_server
 from agent_roster.vault.paths import EntryKind, VaultLayout, segment_problem
 from agent_roster.vault.profile_parser import parse_profile
@@ -128,8 +130,12 @@ class InlineMigration:
         path = self.layout.mcp_server_path(name, project)
         if not path.is_file():
             return None
-        rel = path.relative_to(self.layout.root).as_posix()
-        parsed = parse_mcp_server(path.read_bytes(), path=rel, expected_name=name, project=project)
+        rel = self.layout.relative(path)
+        problems: list[Diagnostic] = []
+        raw = read_diagnostic(self.layout, path, problems, missing_ok=True)
+        if raw is None:
+            return problems[0].message if problems else None
+        parsed = parse_mcp_server(raw, path=rel, expected_name=name, project=project)
         return parsed.server if parsed.ok and parsed.server else "the file has errors"
 
     def entry(self, source: str, name: Any, config: Any, project: str | None) -> str | None:
@@ -262,7 +268,7 @@ def migrate_mcp(
         run.config_yaml(Path(config))
     for scanned in run.layout.iter_entries():
         entry = scanned.entry
-        if entry.kind is EntryKind.PROFILE and not scanned.escapes:
+        if entry.kind is EntryKind.PROFILE:
             run.profile(entry.rel_path, scanned.path, entry.id, entry.project)
     return McpMigration(
         tuple(run.written),

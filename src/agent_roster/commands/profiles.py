@@ -25,6 +25,7 @@ from agent_roster.commands.context import RosterContext
 from agent_roster.diagnostics import Diagnostic, did_you_mean
 from agent_roster.errors import ConflictError, InvalidDocumentError, NotFoundError, UsageError
 from agent_roster.vault import patch
+from agent_roster.vault.guard import read_in_vault
 from agent_roster.vault.paths import EntryKind, check_segment
 from agent_roster.vault.profile_blocks import CONFIG_KEYS
 from agent_roster.vault.profile_parser import parse_profile
@@ -233,7 +234,7 @@ def edit_profile(ctx: RosterContext, params: EditProfileParams) -> Written:
     _read(ctx, ident)  # a clear not-found before anything else
     patched = patch.patch_profile(layout, ident, edits, base_hash=params.base_hash)
     path = layout.profile_path(ident)
-    digest = content_hash(path.read_bytes()) if patched.changed else params.base_hash
+    digest = content_hash(read_in_vault(layout, path)) if patched.changed else params.base_hash
     return Written(
         id=ident,
         path=layout.relative(path),

@@ -7,12 +7,11 @@ from pathlib import Path
 from typing import NamedTuple
 
 from agent_roster.diagnostics import Diagnostic
-from agent_roster.errors import VaultError
 from agent_roster.model.mcp import McpServer
 from agent_roster.model.profile import AgentProfile
-from agent_roster.vault.loader import read_bytes
+from agent_roster.vault.guard import read_diagnostic, remove_in_vault
 from agent_roster.vault.mcp_parser import parse_mcp_server
-from agent_roster.vault.paths import EntryKind, ScannedFile, VaultEntry, VaultLayout
+from agent_roster.vault.paths import EntryKind, VaultLayout
 from agent_roster.vault.profile_parser import parse_profile
 from agent_roster.vault.render import config_block, to_json
 
@@ -41,12 +40,8 @@ def _read(
         path = layout.profile_path(ident, project)
     else:
         path = layout.mcp_server_path(ident, project)
-    if not path.is_file():
-        return None
-    rel = path.relative_to(layout.root).as_posix()
-    scanned = ScannedFile(VaultEntry(kind, ident, project, rel), path, not layout.is_inside(path))
-    raw = read_bytes(scanned, out)
-    return None if raw is None else (rel, raw)
+    raw = read_diagnostic(layout, path, out, missing_ok=True)
+    return None if raw is None else (layout.relative(path), raw)
 
 
 def load_for(layout: VaultLayout, agent_type: str, project: str | None) -> Loaded:
@@ -150,17 +145,6 @@ def _block(heading: str, value: object) -> str:
 
 def remove_file(layout: VaultLayout, path: Path, folders: int = 2) -> tuple[str, ...]:
     """Delete ``path``, then up to ``folders`` parent folders while they are empty; returns
-    the vault-relative paths removed (folders end with ``/``)."""
-    if not layout.is_inside(path.parent):
-        raise VaultError(f"refusing to delete {path}: it is outside the vault {layout.root}")
-    path.unlink()
-    removed = [path.relative_to(layout.root).as_posix()]
-    folder = path.parent
-    for _ in range(folders):
-        try:
-            folder.rmdir()  # only ever succeeds on an empty folder
-        except OSError:
-            break
-        removed.append(folder.relative_to(layout.root).as_posix() + "/")
-        folder = folder.parent
-    return tuple(removed)
+    the vault-relative paths removed (folders end with ``/``). Through the vault guard: a
+    folder on the way that a symlink leads outside the vault is refused."""
+    return remove_in_vault(layout, path, folders)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import NamedTuple
 
 from agent_roster.diagnostics import Diagnostic, did_you_mean, list_profiles_hint
@@ -36,10 +35,11 @@ def show_profile(
     check_segment(profile_id, "profile id")
     path = layout.profile_path(profile_id, project)
     problems: list[Diagnostic] = []
+    skipped: list[Diagnostic] = []
     servers = {}
     profile_ids: list[str] = []
     target = None
-    for scanned in layout.iter_entries():
+    for scanned in layout.iter_entries(skipped):
         entry = scanned.entry
         if entry.kind is EntryKind.MCP_SERVER and entry.project in (None, project):
             raw = read_bytes(scanned, problems)
@@ -51,11 +51,16 @@ def show_profile(
             profile_ids.append(entry.id)
             if entry.id == profile_id:
                 target = scanned
+    rel = layout.relative(path)
     if target is None:
+        # Not loaded for a reason the scan gives (behind a link leading out of the vault, in
+        # a folder that cannot be read): that reason, rather than "no such profile".
+        why = [d for d in skipped if rel == d.path or rel.startswith(f"{d.path}/")]
+        if why:
+            return ShownProfile(None, tuple(why))
         where = f" in project {project!r}" if project else ""
         hint = did_you_mean(profile_id, profile_ids) or (
-            f"create {Path(path).relative_to(layout.root).as_posix()}, or "
-            + list_profiles_hint(project)
+            f"create {rel}, or " + list_profiles_hint(project)
         )
         raise NotFoundError(f"no profile {profile_id!r}{where} in vault {layout.root}", hint=hint)
     raw = read_bytes(target, problems)

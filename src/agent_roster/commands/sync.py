@@ -18,6 +18,7 @@ from agent_roster.store.events import SyncEvent
 from agent_roster.sync.bus import EventBus
 from agent_roster.sync.engine import SyncEngine, SyncReport
 from agent_roster.sync.watcher import ChangeBatch, VaultWatcher
+from agent_roster.vault.paths import VaultLayout
 
 
 def open_store(vault: str | os.PathLike[str], db: str | None = None) -> Store:
@@ -82,6 +83,13 @@ class StatusReport(NamedTuple):
     files: dict[str, dict[str, int]]
     failing: tuple[FailingFile, ...]
     recent_events: tuple[SyncEvent, ...]
+    #: Files in the vault's layout that sync does not load, each with the reason (read
+    #: from the vault now: the database only holds what was loaded).
+    unloaded: tuple[Diagnostic, ...] = ()
+
+    @property
+    def problems(self) -> bool:
+        return bool(self.failing) or any(d.is_error for d in self.unloaded)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -98,6 +106,7 @@ class StatusReport(NamedTuple):
                 for f in self.failing
             ],
             "recent_events": [msgspec.to_builtins(e) for e in self.recent_events],
+            "unloaded": [d.to_dict() for d in self.unloaded],
         }
 
 
@@ -121,4 +130,7 @@ def vault_status(
             for f in failing
         )
         url = store.engine.url.render_as_string(hide_password=True)
-        return StatusReport(url, last, counts, decoded, tuple(recent))
+    unloaded: list[Diagnostic] = []
+    for _ in VaultLayout(vault).iter_files(unloaded):
+        pass  # only the reasons are wanted: a listing, nothing is read
+    return StatusReport(url, last, counts, decoded, tuple(recent), tuple(unloaded))

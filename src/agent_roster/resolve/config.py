@@ -29,9 +29,11 @@ import msgspec
 
 from agent_roster import diagnostics as dx
 from agent_roster.diagnostics import Diagnostic, did_you_mean
+from agent_roster.errors import PathOutsideVaultError
 from agent_roster.known_tools import DEFAULT_EMBEDDED_SERVER
 from agent_roster.model.profile import PERMISSION_MODES, AgentProfile, Runtime
-from agent_roster.vault.paths import CONFIG_FILE, segment_problem
+from agent_roster.vault.guard import read_in_vault
+from agent_roster.vault.paths import CONFIG_FILE, VaultLayout, segment_problem
 
 DEFAULT_KEYS = (
     "runtime",
@@ -79,8 +81,12 @@ def load_config(vault: str | os.PathLike[str]) -> LoadedConfig:
     if not path.is_file():
         return LoadedConfig(RosterConfig(defaults=_base_defaults()), ())
     try:
-        text = path.read_text(encoding="utf-8")
+        # Through the vault guard: a roster.toml linking outside the vault is not read.
+        text = read_in_vault(VaultLayout(vault), path).decode("utf-8")
         data = tomllib.loads(text)
+    except PathOutsideVaultError as exc:
+        out.extend(exc.diagnostics)
+        return LoadedConfig(RosterConfig(defaults=_base_defaults()), tuple(out))
     except (OSError, UnicodeDecodeError) as exc:
         out.append(
             dx.make("file-unreadable", f"cannot read {CONFIG_FILE}: {exc}", path=CONFIG_FILE)

@@ -15,15 +15,17 @@ when the daemon listens beyond loopback).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
+import threading
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import Any, Protocol
 
 import anyio.to_thread
 from fastapi import FastAPI
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from agent_roster import __version__
@@ -32,6 +34,9 @@ from agent_roster.commands.registry import Command, all_commands, encode
 from agent_roster.errors import error_payload, surface_codes
 from agent_roster.serve.mcp import Gate, build_server
 from agent_roster.serve.security import GuardSettings, RequestGuard
+from agent_roster.store import Store
+from agent_roster.store.events import SyncEvent
+from agent_roster.sync.bus import EventBus
 
 
 def _error_response(exc: BaseException) -> JSONResponse:
@@ -54,8 +59,17 @@ def _endpoint(context: RosterContext, command: Command) -> Callable[[Request], A
             result = await anyio.to_thread.run_sync(command.function, context, params)
         except json.JSONDecodeError as exc:
             from agent_roster.errors import UsageError
+            from agent_roster.vault.json_syntax import json_problem
 
-            return _error_response(UsageError(f"the request body is not JSON: {exc.msg}"))
+            # Our own words and place, not CPython's (they differ between versions).
+            found = json_problem(exc.doc, exc.pos)
+            return _error_response(
+                UsageError(
+                    f"the request body is not JSON: {found.message} at line {found.line} "
+                    f"column {found.column}",
+                    hint=found.hint,
+                )
+            )
         except Exception as exc:  # the boundary: every error becomes the one payload
             return _error_response(exc)
         return JSONResponse(encode(result))
@@ -82,14 +96,100 @@ def _openapi_extra(command: Command) -> dict[str, Any]:
     return extra
 
 
+class EventSource(Protocol):
+    """Where ``/events`` reads from: the events table, woken by the sync bus; ``closing``
+    ends every open stream (set when the daemon shuts down)."""
+
+    store: Store
+    bus: EventBus
+    closing: threading.Event
+
+
+#: A keep-alive comment goes out after this many seconds without an event.
+KEEPALIVE_SECONDS = 15.0
+#: The wake-up callbacks of the open /events streams (to end them at shutdown).
+_streams: set[Callable[[], None]] = set()
+
+
+def close_streams(source: EventSource) -> None:
+    """End every open /events stream: called when the daemon starts shutting down, so that
+    the server does not wait for streams that never end on their own."""
+    source.closing.set()
+    for wake in list(_streams):
+        wake()
+
+
+def _sse(event: SyncEvent) -> bytes:
+    from agent_roster.serve.notify import event_json
+
+    data = json.dumps(event_json(event), ensure_ascii=False)
+    return f"id: {event.id}\nevent: {event.kind}\ndata: {data}\n\n".encode()
+
+
+def _events_endpoint(source: EventSource) -> Callable[[Request], Any]:
+    async def events(request: Request) -> Response:
+        """Server-sent events: every change, failure (with its diagnostics) and recovery,
+        resumable from ``Last-Event-ID`` (or ``?after=ID``; without either, only what
+        happens from now on)."""
+        start = request.headers.get("last-event-id") or request.query_params.get("after")
+        try:
+            after = int(start) if start is not None else None
+        except ValueError:
+            from agent_roster.errors import UsageError
+
+            return _error_response(UsageError(f"Last-Event-ID {start!r} is not an event id"))
+        if after is None:
+            after = await anyio.to_thread.run_sync(source.store.last_sync_event_id)
+        loop = asyncio.get_running_loop()
+        wake = asyncio.Event()
+
+        def woken(_event: SyncEvent | None = None) -> None:
+            loop.call_soon_threadsafe(wake.set)
+
+        unsubscribe = source.bus.subscribe(woken)
+        _streams.add(woken)
+
+        async def stream() -> AsyncIterator[bytes]:
+            nonlocal after
+            try:
+                yield b"retry: 1000\n\n"
+                while not source.closing.is_set():
+                    wake.clear()
+                    found = await anyio.to_thread.run_sync(
+                        source.store.sync_events_after, after or 0
+                    )
+                    for event in found:
+                        after = event.id or after
+                        yield _sse(event)
+                    if found:
+                        continue
+                    try:
+                        await asyncio.wait_for(wake.wait(), KEEPALIVE_SECONDS)
+                    except TimeoutError:
+                        yield b": keep-alive\n\n"
+            finally:
+                unsubscribe()
+                _streams.discard(woken)
+
+        return StreamingResponse(
+            stream(),
+            media_type="text/event-stream",
+            headers={"cache-control": "no-store", "x-accel-buffering": "no"},
+        )
+
+    return events
+
+
 def build_app(
     context: RosterContext,
     *,
     guard: GuardSettings,
     gate: Gate | None = None,
+    events: EventSource | None = None,
 ) -> FastAPI:
     """The API for ``context``'s vault; ``guard`` says which hosts, origins and token to
-    accept, ``gate`` who may call what over MCP."""
+    accept, ``gate`` who may call what over MCP, ``events`` where ``/events`` reads from
+    (the daemon's live state; without it there is no ``/events``)."""
     mcp_server = build_server(context, gate)
     mcp_app = mcp_server.streamable_http_app(
         streamable_http_path="/mcp",
@@ -115,6 +215,15 @@ def build_app(
     @app.get("/healthz", include_in_schema=False)
     async def healthz() -> dict[str, str]:
         return {"status": "ok"}
+
+    if events is not None:
+        app.add_api_route(
+            "/events",
+            _events_endpoint(events),
+            methods=["GET"],
+            summary="Server-sent sync events",
+            include_in_schema=True,
+        )
 
     for command in all_commands():
         endpoint = _endpoint(context, command)
@@ -157,5 +266,6 @@ def build_app(
 
     mcp_route = next(r for r in mcp_app.routes if isinstance(r, Route))
     app.router.routes.append(mcp_route)
-    app.add_middleware(RequestGuard, settings=guard)
+    verify = getattr(gate, "verify", None)
+    app.add_middleware(RequestGuard, settings=guard, verify_token=verify)
     return app

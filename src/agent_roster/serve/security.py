@@ -11,7 +11,8 @@
   from ``Content-Length``.
 * **Token**: when the daemon listens beyond loopback, every request but ``/healthz`` needs
   ``Authorization: Bearer <token>`` (the daemon token, or a per-launch token the verifier
-  accepts).
+  accepts). A bearer token that is given is always checked, on loopback too: a forged or
+  expired launch token is refused here, never treated as the local user.
 """
 
 from __future__ import annotations
@@ -110,18 +111,24 @@ class RequestGuard:
                 f"requests from origin {origin!r} are refused",
                 hint="only the daemon's own pages may call it from a browser",
             )
-        if self.settings.token is not None and scope.get("path") != "/healthz":
-            given = _bearer(headers.get("authorization", ""))
-            if not given or not (
-                hmac.compare_digest(given, self.settings.token)
-                or (self.verify_token is not None and self.verify_token(given))
-            ):
-                return 401, ForbiddenError(
-                    "this daemon needs a token",
-                    hint="send 'Authorization: Bearer <token>' with the token stored beside "
-                    "the database",
-                )
-        return None
+        given = _bearer(headers.get("authorization", ""))
+        if scope.get("path") == "/healthz" or (self.settings.token is None and not given):
+            return None
+        if given and (
+            (self.settings.token is not None and hmac.compare_digest(given, self.settings.token))
+            or (self.verify_token is not None and self.verify_token(given))
+        ):
+            return None
+        if given:
+            return 401, ForbiddenError(
+                "the bearer token is not valid",
+                hint="a launch token comes from a current launch spec; the daemon token is "
+                "stored beside the database",
+            )
+        return 401, ForbiddenError(
+            "this daemon needs a token",
+            hint="send 'Authorization: Bearer <token>' with the token stored beside the database",
+        )
 
     def _limited(self, receive: Receive) -> Receive:
         limit = self.settings.max_body

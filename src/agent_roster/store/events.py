@@ -11,7 +11,7 @@ from enum import StrEnum
 from typing import Any
 
 import msgspec
-from sqlalchemy import Connection, insert, select
+from sqlalchemy import Connection, func, insert, select
 
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.errors import UsageError
@@ -103,3 +103,15 @@ def list_(
     if path is not None:
         query = query.where(t.c.path == path)
     return [_from_row(row._mapping) for row in conn.execute(query)]
+
+
+def after(conn: Connection, event_id: int, limit: int) -> list[SyncEvent]:
+    """Events with an id above ``event_id``, oldest first (the SSE stream resumes here)."""
+    query = select(t).where(t.c.id > event_id).order_by(t.c.id).limit(limit)
+    return [_from_row(row._mapping) for row in conn.execute(query)]
+
+
+def last_id(conn: Connection) -> int:
+    """The newest event's id (0 when there is none)."""
+    found = conn.execute(select(func.max(t.c.id))).scalar()
+    return int(found or 0)

@@ -326,3 +326,12 @@ class Store:
         """The newest ``limit`` events, newest first, optionally of ``kinds`` / ``path``."""
         with self._read() as conn:
             return events.list_(conn, limit, kinds=kinds, path=path)
+
+    def sync_events_after(self, event_id: int, limit: int = 500) -> list[events.SyncEvent]:
+        """Events recorded after ``event_id``, oldest first."""
+        with self._read() as conn:
+            return events.after(conn, event_id, limit)
+
+    def last_sync_event_id(self) -> int:
+        with self._read() as conn:
+            return events.last_id(conn)

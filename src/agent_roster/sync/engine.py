@@ -22,12 +22,13 @@ import gc
 import logging
 import os
 import time
-from collections.abc import Generator, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import Any, NamedTuple
 
 import msgspec
 
 from agent_roster import parallel as pool
+from agent_roster.diagnostics import Diagnostic
 from agent_roster.known_tools import DEFAULT_EMBEDDED_SERVER
 from agent_roster.resolve.index import ProfileIndex
 from agent_roster.store import sync_files
@@ -43,6 +44,7 @@ from agent_roster.sync.outcomes import (
     FileParser,
     Outcome,
 )
+from agent_roster.vault.guard import outside_diagnostic, outside_link
 from agent_roster.vault.paths import EntryKind, ScannedFile, VaultLayout, classify
 from agent_roster.vault.writer import content_hash
 
@@ -81,11 +83,16 @@ class SyncReport(NamedTuple):
     seconds: float
     #: Files whose current content does not parse (found now or in an earlier sync).
     failing: int = 0
+    #: Files in the layout this sync did not load, each with the reason (an unsafe name, a
+    #: symlink leading outside the vault, ...), and starter files not copied. They are the
+    #: vault's current state, reported by every sync; rows under them are left as they are.
+    diagnostics: tuple[Diagnostic, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         data = self._asdict()
         data["starter_files"] = list(self.starter_files)
         data["events"] = [msgspec.to_builtins(e) for e in self.events]
+        data["diagnostics"] = [d.to_dict() for d in self.diagnostics]
         return data
 
 
@@ -116,16 +123,25 @@ class SyncEngine:
         self.index = index
 
     # -- public -------------------------------------------------------------------------------
-    def sync(self, paths: Iterable[str] | None = None, *, prune: bool = False) -> SyncReport:
-        """Sync the whole vault (``paths=None``) or only the given vault-relative paths."""
+    def sync(
+        self,
+        paths: Iterable[str] | None = None,
+        *,
+        prune: bool = False,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> SyncReport:
+        """Sync the whole vault (``paths=None``) or only the given vault-relative paths.
+        ``progress(done, total)`` is told about each changed file parsed (``roster up``
+        shows a bar on a large vault)."""
         started = time.perf_counter()
         states = self._load_states(reload=paths is None)
+        skipped: list[Diagnostic] = []
         if paths is None:
-            scanned: Iterable[ScannedFile] = self.layout.iter_entries()
+            scanned: Iterable[ScannedFile] = self.layout.iter_entries(skipped)
             wanted = None
         else:
             wanted = {p for p in paths if classify(p) is not None}
-            scanned = [self._scanned(rel) for rel in sorted(wanted)]
+            scanned = self._scanned(sorted(wanted), skipped)
         present: set[str] = set()
         present_servers: list[tuple[str | None, str]] = []
         changed: list[Changed] = []
@@ -157,8 +173,14 @@ class SyncEngine:
             states.items() if wanted is None else ((p, states[p]) for p in wanted if p in states)
         )
         gone = [s for p, s in candidates if s.status != MISSING and p not in present]
+        if gone and skipped:
+            # A file the scan could not get at (behind a link leading out of the vault, in a
+            # folder that cannot be listed) is not gone: its row stays as it was.
+            gone = _not_held(gone, skipped)
         at = time.time()
         outcomes = self._outcomes(changed, states, present_servers, at)
+        if progress is not None:
+            outcomes = _counted(outcomes, len(changed), progress)
         with _few_collections(len(changed) > PARALLEL_MIN_FILES), contextlib.closing(outcomes):
             done = writer.write_outcomes(
                 self.store,
@@ -175,10 +197,10 @@ class SyncEngine:
         recorded.extend(pruned)
         starter: list[str] = []
         if self.copy_starter and done.first_profiles:
-            packs = available_packs(self.layout)
+            packs = available_packs(self.layout, skipped)
             for profile_id in done.first_profiles:
                 if profile_id in packs:
-                    starter.extend(copy_starter_knowledge(self.layout, profile_id))
+                    starter.extend(copy_starter_knowledge(self.layout, profile_id, skipped))
         for event in recorded:
             self._log(event)
             self.bus.publish(event)
@@ -194,6 +216,7 @@ class SyncEngine:
             starter_files=tuple(starter),
             events=tuple(recorded),
             seconds=0.0,
+            diagnostics=tuple(skipped),
         )
         return report._replace(
             seconds=time.perf_counter() - started, failing=self._failing_count(states, report)
@@ -212,6 +235,10 @@ class SyncEngine:
         return self._failing
 
     # -- reading and parsing --------------------------------------------------------------------
+    def file_state(self, rel: str) -> FileState | None:
+        """The bookkeeping of one vault-relative path as of the last sync (None: unknown)."""
+        return self._load_states(reload=False).get(rel)
+
     def _load_states(self, *, reload: bool) -> dict[str, FileState]:
         if self._states is None or reload:
             with self.store.transaction() as conn:
@@ -219,12 +246,20 @@ class SyncEngine:
             self._failing = None
         return self._states
 
-    def _scanned(self, rel: str) -> ScannedFile:
-        entry = classify(rel)
-        assert entry is not None
-        path = self.layout.root / rel
-        escapes = path.exists() and not self.layout.is_inside(path)
-        return ScannedFile(entry, path, escapes)
+    def _scanned(self, rels: list[str], skipped: list[Diagnostic]) -> list[ScannedFile]:
+        """The watcher's paths that are there to load: each checked by the vault guard,
+        one ``lstat`` per component (a handful of paths per batch)."""
+        found = []
+        for rel in rels:
+            entry = classify(rel)
+            assert entry is not None
+            path = self.layout.root / rel
+            link = outside_link(self.layout, path)
+            if link is not None:
+                skipped.append(outside_diagnostic(link, folder=link != rel))
+                continue
+            found.append(ScannedFile(entry, path))
+        return found
 
     def _outcomes(
         self,
@@ -294,6 +329,18 @@ def _few_collections(enabled: bool) -> Iterator[None]:
         gc.set_threshold(*threshold)
 
 
+#: Codes of scan diagnostics that hide whatever is under their path (not merely a name).
+_HOLDING = frozenset({"path-outside-vault", "file-unreadable"})
+
+
+def _not_held(gone: list[FileState], skipped: list[Diagnostic]) -> list[FileState]:
+    held = {d.path for d in skipped if d.code in _HOLDING}
+    if not held:
+        return gone
+    prefixes = tuple(f"{path}/" for path in held)
+    return [s for s in gone if s.path not in held and not s.path.startswith(prefixes)]
+
+
 def _server_names(
     states: dict[str, FileState], present_servers: list[tuple[str | None, str]]
 ) -> dict[str | None, set[str]]:
@@ -307,3 +354,12 @@ def _server_names(
     for project, name in present_servers:
         names.setdefault(project, set()).add(name)
     return names
+
+
+def _counted(
+    outcomes: Generator[Outcome, None, None], total: int, progress: Callable[[int, int], None]
+) -> Generator[Outcome, None, None]:
+    with contextlib.closing(outcomes):
+        for done, outcome in enumerate(outcomes, 1):
+            progress(done, total)
+            yield outcome

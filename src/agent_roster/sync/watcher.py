@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 import watchfiles
 
-from agent_roster.vault.paths import AGENT_TYPES, MCP_SERVERS, PROJECTS, classify
+from agent_roster.vault.paths import AGENT_TYPES, MCP_SERVERS, PROFILE_FILE, PROJECTS, classify
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +51,9 @@ def is_noise(rel_path: str) -> bool:
 
 
 def _is_layout_folder(rel_path: str) -> bool:
+    """True for a layout folder, or for a path in one that the vault scan reports rather
+    than loads (a stray file, an unsafe name, issue 12 item 6): only a full rescan says what
+    either means. Deeper paths (memory notes) never are."""
     parts = rel_path.split("/")
     if parts[0] == PROJECTS:
         parts = parts[2:] if len(parts) > 2 else []
@@ -58,11 +61,11 @@ def _is_layout_folder(rel_path: str) -> bool:
             return True  # projects/ or projects/<pid> itself
     if not parts:
         return True
-    return (
-        parts[0] in (AGENT_TYPES, MCP_SERVERS)
-        and len(parts) <= 2
-        and not (parts[-1].endswith(".md"))
-    )
+    if parts[0] == AGENT_TYPES:
+        return len(parts) <= 2 or (len(parts) == 3 and parts[2] == PROFILE_FILE)
+    if parts[0] == MCP_SERVERS:
+        return len(parts) <= 2
+    return parts == [PROFILE_FILE]
 
 
 def classify_changes(root: Path, paths: Iterable[str]) -> ChangeBatch | None:

@@ -39,22 +39,20 @@ Key = tuple[str | None, str]  # (project id or None, profile id / server name)
 
 
 class VaultSnapshot(NamedTuple):
-    """Everything read from a vault in one pass."""
+    """Everything read from a vault in one pass. ``diagnostics`` holds the vault-level
+    ones: files in the layout that were not loaded (and why), and cross-file checks."""
 
     layout: VaultLayout
     profiles: dict[Key, ParsedProfile]
     servers: dict[Key, ParsedServer]
     diagnostics: tuple[Diagnostic, ...]
+    #: The part of ``diagnostics`` that says why a file in the layout was not loaded
+    #: (issue 12 item 6: nothing is skipped silently).
+    unloaded: tuple[Diagnostic, ...] = ()
 
     @property
     def files(self) -> int:
-        return (
-            len(self.profiles)
-            + len(self.servers)
-            + sum(
-                1 for d in self.diagnostics if d.code in ("file-unreadable", "path-outside-vault")
-            )
-        )
+        return len(self.profiles) + len(self.servers) + len(self.unloaded)
 
     def all_diagnostics(self) -> list[Diagnostic]:
         found: list[Diagnostic] = []
@@ -67,41 +65,30 @@ class VaultSnapshot(NamedTuple):
 
 
 def read_bytes(scanned: ScannedFile, out: list[Diagnostic]) -> bytes | None:
-    """Read one listed file, refusing ones whose symlinks leave the vault."""
-    entry = scanned.entry
+    """Read one file a scan listed (a scan lists nothing a symlink leads out of the vault)."""
     size = scanned.stat.st_size if scanned.stat is not None else -1
-    return _read(entry, os.fspath(scanned.path), scanned.escapes, size, out)
+    return _read(scanned.entry, os.fspath(scanned.path), size, out)
 
 
-def _read(
-    entry: VaultEntry, path: str, escapes: bool, size: int, out: list[Diagnostic]
-) -> bytes | None:
-    rel = entry.rel_path
-    if escapes:
-        out.append(
-            dx.make(
-                "path-outside-vault",
-                f"{rel} is a symlink that leads outside the vault; it was not read",
-                path=rel,
-                hint="copy the file into the vault instead of linking to it",
-            )
-        )
-        return None
+def _read(entry: VaultEntry, path: str, size: int, out: list[Diagnostic]) -> bytes | None:
     try:
         return _read_file(path, size)
     except OSError as exc:
         out.append(
             dx.make(
                 "file-unreadable",
-                f"cannot read {rel}: {exc.strerror}",
-                path=rel,
+                f"cannot read {entry.rel_path}: {exc.strerror}",
+                path=entry.rel_path,
                 hint="check the file's permissions",
             )
         )
         return None
 
 
+# O_NONBLOCK: a FIFO swapped in for a listed file must not hang the load (a regular
+# file's reads are unaffected).
 _O_READ = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+_O_READ |= getattr(os, "O_NONBLOCK", 0)
 
 
 def _read_file(path: str, size: int) -> bytes:
@@ -138,7 +125,8 @@ def load_vault(
 
 
 def _load(layout: VaultLayout, embedded: str, workers: int) -> VaultSnapshot:
-    files = list(layout.iter_files())
+    extra: list[Diagnostic] = []
+    files = list(layout.iter_files(extra))
     early: dict[int, ParsedProfile] = {}
     assumed: dict[str | None, set[str]] = {}
     count = sum(1 for f in files if f[0].kind is EntryKind.PROFILE)
@@ -148,7 +136,6 @@ def _load(layout: VaultLayout, embedded: str, workers: int) -> VaultSnapshot:
             scope: KnownTools(names, embedded=embedded) for scope, names in assumed.items()
         }
         early = parallel_load.parse_clean(files, known_tools, _read, workers)
-    extra: list[Diagnostic] = []
     servers: dict[Key, ParsedServer] = {}
     profiles: dict[Key, ParsedProfile] = {}
     known_by_scope: dict[str | None, KnownTools] = {}
@@ -161,7 +148,7 @@ def _load(layout: VaultLayout, embedded: str, workers: int) -> VaultSnapshot:
     # A scope's early results count only if its registry is the one they were checked
     # against (a server file that cannot be read changes it).
     trusted: dict[str | None, bool] = {}
-    for index, (entry, path, escapes, info) in enumerate(files):
+    for index, (entry, path, info) in enumerate(files):
         kind, ident, project, rel_path = entry
         if kind is not server_kind and index in early:
             trust = trusted.get(project)
@@ -170,7 +157,7 @@ def _load(layout: VaultLayout, embedded: str, workers: int) -> VaultSnapshot:
             if trust:
                 profiles[(project, ident)] = early[index]
                 continue
-        raw = _read(entry, path, escapes, info.st_size if info is not None else -1, extra)
+        raw = _read(entry, path, info.st_size if info is not None else -1, extra)
         if raw is None:
             continue
         if kind is server_kind:
@@ -187,8 +174,9 @@ def _load(layout: VaultLayout, embedded: str, workers: int) -> VaultSnapshot:
         profiles[(project, ident)] = parse_profile(
             raw, path=rel_path, expected_id=ident, project=project, known_tools=known
         )
+    unloaded = tuple(extra)
     _cross_check(profiles, servers, embedded, extra)
-    return VaultSnapshot(layout, profiles, servers, tuple(extra))
+    return VaultSnapshot(layout, profiles, servers, tuple(extra), unloaded)
 
 
 def _cross_check(

@@ -30,8 +30,8 @@ CHUNK = 200
 
 _Clean = tuple[int, AgentProfile, str]
 _Found = list[tuple[int, ParsedProfile]]
-#: The loader's reader: (entry, path, escapes, size, diagnostics out) -> bytes or None.
-Reader = Callable[[VaultEntry, str, bool, int, list[Diagnostic]], "bytes | None"]
+#: The loader's reader: (entry, path, size, diagnostics out) -> bytes or None.
+Reader = Callable[[VaultEntry, str, int, list[Diagnostic]], "bytes | None"]
 _ENCODER = msgspec.msgpack.Encoder()
 _DECODER = msgspec.msgpack.Decoder(list[tuple[int, AgentProfile, str]])
 
@@ -57,16 +57,16 @@ def parse_clean(
 ) -> dict[int, ParsedProfile]:
     """The profiles among ``files`` that parse without a diagnostic, by index, parsed by up
     to ``workers`` forked processes and this one; ``known`` holds each scope's known
-    tools, ``read`` the loader's reader (``(entry, path, escapes, size, out) -> bytes``)."""
+    tools, ``read`` the loader's reader (``(entry, path, size, out) -> bytes``)."""
     profile_indexes = [i for i, f in enumerate(files) if f[0].kind is EntryKind.PROFILE]
     chunks = [profile_indexes[i : i + CHUNK] for i in range(0, len(profile_indexes), CHUNK)]
 
     def run(chunk: list[int]) -> _Found:
         found: _Found = []
         for index in chunk:
-            entry, path, escapes, info = files[index]
+            entry, path, info = files[index]
             scratch: list[Diagnostic] = []
-            raw = read(entry, path, escapes, info.st_size if info else -1, scratch)
+            raw = read(entry, path, info.st_size if info else -1, scratch)
             if raw is None:
                 continue
             parsed = parse_profile(

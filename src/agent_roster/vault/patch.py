@@ -22,9 +22,9 @@ unclosed fence, which makes every later position unreliable) is refused, so a br
 never rewritten away. After: the result is parsed again; it must read back the value that
 was written and must not have a single error the original did not have. A refused edit
 raises :class:`InvalidDocumentError` (with the diagnostics) or :class:`UsageError` and leaves
-the file untouched. Writes go through :func:`atomic_write`; CRLF files and a BOM are kept, a
-file that leads outside the vault is refused, and a file an editor saved in the meantime is
-not overwritten.
+the file untouched. Reads and writes go through the vault guard (``vault/guard.py``,
+``write_in_vault``): a file that leads outside the vault is refused. CRLF files and a BOM are
+kept, and a file an editor saved in the meantime is not overwritten.
 """
 
 from __future__ import annotations
@@ -45,6 +45,7 @@ from agent_roster.errors import (
 )
 from agent_roster.vault import patch_frontmatter as fmpatch
 from agent_roster.vault.document import normalise
+from agent_roster.vault.guard import read_in_vault
 from agent_roster.vault.markdown import section_key
 from agent_roster.vault.mcp_parser import parse_mcp_server
 from agent_roster.vault.patch_edits import (
@@ -59,7 +60,7 @@ from agent_roster.vault.patch_edits import (
 from agent_roster.vault.paths import VaultLayout
 from agent_roster.vault.profile_blocks import INSTALL_KEYS
 from agent_roster.vault.profile_parser import STRUCTURED, parse_profile
-from agent_roster.vault.writer import atomic_write, content_hash
+from agent_roster.vault.writer import content_hash, write_in_vault
 
 __all__ = [
     "REMOVE",
@@ -219,6 +220,7 @@ def _new_errors(before: Sequence[Diagnostic], after: Sequence[Diagnostic]) -> li
 class Source(NamedTuple):
     """How a file was read: its bytes (to detect a concurrent change), BOM and CRLF."""
 
+    layout: VaultLayout
     path: Path
     raw: bytes
     bom: bool
@@ -226,27 +228,28 @@ class Source(NamedTuple):
 
 
 def read_text(layout: VaultLayout, path: Path) -> tuple[str, Source]:
-    """A vault file's normalised text, and how to write it back."""
-    rel = path.relative_to(layout.root).as_posix()
-    if not layout.is_inside(path):
-        raise VaultError(f"refusing to edit {rel}: it leads outside the vault {layout.root}")
+    """A vault file's normalised text, and how to write it back. Read through the vault
+    guard: a symlink leading outside the vault raises PathOutsideVaultError naming it."""
+    rel = layout.relative(path)
     try:
-        raw = path.read_bytes()
+        raw = read_in_vault(layout, path)
     except FileNotFoundError:
         raise NotFoundError(f"{rel} does not exist") from None
+    except OSError as exc:
+        raise VaultError(f"cannot read {rel}: {exc.strerror}") from None
     out: list[Diagnostic] = []
     text = normalise(raw, rel, out)
     if text is None:
         raise InvalidDocumentError(f"cannot edit {rel}: it is not valid UTF-8", out)
     crlf = b"\r\n" in raw and raw.count(b"\r\n") == raw.count(b"\n")
-    return text, Source(path, raw, raw.startswith(b"\xef\xbb\xbf"), crlf)
+    return text, Source(layout, path, raw, raw.startswith(b"\xef\xbb\xbf"), crlf)
 
 
 def write_text(text: str, source: Source) -> None:
     """Write ``text`` back as ``source`` was encoded, unless the file changed meanwhile
     (an editor saved it): then nothing is written and the caller is told to retry."""
     try:
-        current = source.path.read_bytes()
+        current: bytes | None = read_in_vault(source.layout, source.path)
     except FileNotFoundError:
         current = None
     if current != source.raw:
@@ -256,7 +259,9 @@ def write_text(text: str, source: Source) -> None:
         )
     if source.crlf:
         text = text.replace("\n", "\r\n")
-    atomic_write(source.path, ("\ufeff" if source.bom else "") + text)
+    write_in_vault(
+        source.layout, source.path, ("\ufeff" if source.bom else "") + text, overwrite=True
+    )
 
 
 def patch_profile(

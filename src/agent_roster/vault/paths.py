@@ -11,19 +11,21 @@ Vault layout (seeds 000/001)::
     roster.toml                                        base runtime configuration
 
 Nothing else in the package builds vault paths. Every id, name and project id that becomes a
-path segment goes through :func:`check_segment` first, so no input can point outside the vault.
+path segment goes through :func:`check_segment` first, so no input can point outside the vault;
+``vault/scan.py`` lists the layout and ``vault/guard.py`` reads and writes single files, both
+refusing anything a symlink leads outside the vault's real root (issue 11).
 """
 
 from __future__ import annotations
 
 import os
 import re
-import stat
 from collections.abc import Iterator
 from enum import StrEnum
 from pathlib import Path, PurePosixPath
 from typing import NamedTuple
 
+from agent_roster.diagnostics import Diagnostic
 from agent_roster.errors import UnsafeNameError, VaultError
 
 AGENT_TYPES = "agent-types"
@@ -51,19 +53,24 @@ class VaultEntry(NamedTuple):
     rel_path: str
 
 
-_new = tuple.__new__
-
-#: (entry, path, escapes, stat or None): a ScannedFile before its path becomes a ``Path``.
-RawFile = tuple[VaultEntry, str, bool, os.stat_result | None]
+#: (entry, path, stat or None): a ScannedFile before its path becomes a ``Path``.
+RawFile = tuple[VaultEntry, str, os.stat_result | None]
 
 # The common case, answered by one regex: no separators, colons, controls, leading dot,
-# "..", or whitespace at either end, and not too long.
+# "..", or whitespace at either end, lone surrogates (a file name that is not UTF-8, as
+# Python decodes it), and not too long.
+_UNSAFE_CHARS = r"/\\:\x00-\x1f\x7f-\x9f\ud800-\udfff"
 _SAFE_SEGMENT = re.compile(
-    r"(?!\.)(?!.*\.\.)(?![\s])[^/\\:\x00-\x1f\x7f-\x9f]{0,"
+    r"(?!\.)(?!.*\.\.)(?![\s])[^"
+    + _UNSAFE_CHARS
+    + r"]{0,"
     + str(MAX_SEGMENT - 1)
-    + r"}[^/\\:\x00-\x1f\x7f-\x9f\s]\Z",
+    + r"}[^"
+    + _UNSAFE_CHARS
+    + r"\s]\Z",
     re.S,
 )
+_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 
 
 def segment_problem(value: object) -> str | None:
@@ -85,6 +92,8 @@ def segment_problem(value: object) -> str | None:
             return "must not contain ':'"
         if ord(char) < 32 or 127 <= ord(char) < 160:  # C0, DEL and C1 controls
             return "must not contain control characters"
+        if 0xD800 <= ord(char) < 0xE000:  # os.fsdecode's stand-in for a non-UTF-8 byte
+            return "must be valid UTF-8"
     if value != value.strip():
         return "must not start or end with whitespace"
     if len(value) > MAX_SEGMENT:
@@ -102,6 +111,22 @@ def check_segment(value: object, what: str = "id") -> str:
         )
     assert isinstance(value, str)
     return value
+
+
+def shown(name: str) -> str:
+    """``name`` as diagnostics print it: control characters and bytes that are not UTF-8
+    escaped (``\\n``, ``\\xff``), so a hostile file name cannot break a terminal line or a
+    JSON encoder."""
+    if not _CONTROLS.search(name):
+        return name
+    return _CONTROLS.sub(_escape_char, name)
+
+
+def _escape_char(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if 0xDC80 <= code <= 0xDCFF:  # surrogateescape: the original byte
+        return f"\\x{code - 0xDC00:02x}"
+    return match.group().encode("unicode_escape").decode("ascii")
 
 
 def classify(rel_path: str) -> VaultEntry | None:
@@ -133,6 +158,7 @@ class VaultLayout:
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = Path(root)
+        self._real_root: str | None = None
 
     def __repr__(self) -> str:
         return f"VaultLayout({str(self.root)!r})"
@@ -161,112 +187,56 @@ class VaultLayout:
         return self.root / PROJECTS / check_segment(project, "project id")
 
     # -- reading --------------------------------------------------------------------------
+    @property
+    def real_root(self) -> str:
+        """The vault folder with every symlink resolved (the vault given as a symlink is
+        fine); the boundary every read and write is checked against."""
+        real = self._real_root
+        if real is None:
+            real = self._real_root = os.path.realpath(self.root)
+        return real
+
     def relative(self, path: str | os.PathLike[str]) -> str:
-        """The vault-relative POSIX form of ``path`` (which must lie inside the vault)."""
-        try:
-            rel = Path(path).resolve().relative_to(self.root.resolve())
-        except ValueError:
-            raise VaultError(f"{os.fspath(path)} is outside the vault {self.root}") from None
-        return rel.as_posix()
+        """The vault-relative POSIX form of ``path``, a path under the vault folder as
+        written (symlinks are not followed: :mod:`agent_roster.vault.guard` checks them)."""
+        rel = os.path.relpath(os.path.abspath(path), os.path.abspath(self.root))
+        if rel == os.curdir:
+            return ""
+        if rel == os.pardir or rel.startswith(os.pardir + os.sep) or os.path.isabs(rel):
+            raise VaultError(f"{os.fspath(path)} is outside the vault {self.root}")
+        return Path(rel).as_posix()
+
+    def contains(self, real: str) -> bool:
+        """True when the resolved path ``real`` is the vault folder or lies under it."""
+        root = self.real_root
+        return real == root or real.startswith(root if root.endswith(os.sep) else root + os.sep)
 
     def is_inside(self, path: str | os.PathLike[str]) -> bool:
         """True when ``path``, with every symlink followed, stays inside the vault."""
-        real_root = os.path.realpath(self.root)
-        real = os.path.realpath(path)
-        return real == real_root or real.startswith(real_root + os.sep)
+        return self.contains(os.path.realpath(path))
 
-    def iter_entries(self) -> Iterator[ScannedFile]:
+    def iter_entries(self, skipped: list[Diagnostic] | None = None) -> Iterator[ScannedFile]:
         """Every profile and MCP server file the layout defines, system scope first.
 
-        Only the layout's own folders are listed (no recursive walk), and hidden or unsafe
-        names are skipped, so memory notes, editor files and ``.obsidian/`` cost nothing.
-        A file reached through a symlink that leaves the vault is yielded with
-        ``escapes=True`` so callers report it instead of reading it."""
-        for entry, path, escapes, info in self.iter_files():
-            yield ScannedFile(entry, Path(path), escapes, info)
+        Only the layout's own folders are listed (no recursive walk). Nothing reached
+        through a symlink that leaves the vault is yielded or listed; that, and every other
+        file in a layout folder that is not loaded (an unsafe name, a wrong extension, a
+        ``profile.md`` at the wrong depth, a file that cannot be read), is added to
+        ``skipped`` as a diagnostic saying why (``vault/scan.py``)."""
+        for entry, path, info in self.iter_files(skipped):
+            yield ScannedFile(entry, Path(path), info)
 
-    def iter_files(self) -> Iterator[RawFile]:
+    def iter_files(self, skipped: list[Diagnostic] | None = None) -> Iterator[RawFile]:
         """``iter_entries`` with plain string paths, for the bulk reader: building a
         ``Path`` per file costs more than the read itself."""
-        scan = _Scanner(os.path.realpath(self.root))
-        root = os.fspath(self.root)
-        yield from scan.scope(root, None, False)
-        projects = os.path.join(root, PROJECTS)
-        for project, escapes in scan.subdirs(projects, False):
-            yield from scan.scope(os.path.join(projects, project), project, escapes)
+        # The scanner needs the names above; it is imported when a vault is listed.
+        from agent_roster.vault.scan import scan_vault
+
+        return scan_vault(self, skipped)
 
 
 class ScannedFile(NamedTuple):
     entry: VaultEntry
     path: Path
-    escapes: bool
     #: The file's stat when the scan already has it (saves sync a second system call).
     stat: os.stat_result | None = None
-
-
-class _Scanner:
-    """Lists layout folders with ``os.scandir``; symlinks are the only entries that pay for
-    a ``realpath`` check, so a plain vault costs one directory read per folder."""
-
-    def __init__(self, real_root: str) -> None:
-        self.real_root = real_root
-
-    def _escapes(self, path: str) -> bool:
-        real = os.path.realpath(path)
-        return not (real == self.real_root or real.startswith(self.real_root + os.sep))
-
-    def scope(self, base: str, project: str | None, escapes: bool) -> Iterator[RawFile]:
-        """A scope's MCP servers, then its profiles: the registry a profile is checked
-        against is complete before the profile is read."""
-        prefix = f"{PROJECTS}/{project}/" if project else ""
-        sep = os.sep
-        servers = f"{base}{sep}{MCP_SERVERS}"
-        for name, file_escapes in self.files(servers, ".md", escapes):
-            rel = f"{prefix}{MCP_SERVERS}/{name}"
-            entry = VaultEntry(EntryKind.MCP_SERVER, name[:-3], project, rel)
-            yield entry, f"{servers}{sep}{name}", file_escapes, None
-        folder = f"{base}{sep}{AGENT_TYPES}"
-        profile_kind = EntryKind.PROFILE
-        for ident, dir_escapes in self.subdirs(folder, escapes):
-            path = f"{folder}{sep}{ident}{sep}{PROFILE_FILE}"
-            try:
-                info = os.lstat(path)
-            except OSError:
-                continue
-            mode = info.st_mode
-            if stat.S_ISREG(mode):
-                rel = f"{prefix}{AGENT_TYPES}/{ident}/{PROFILE_FILE}"
-                # The tuple constructor skips VaultEntry's Python-level ``__new__``.
-                yield _new(VaultEntry, (profile_kind, ident, project, rel)), path, dir_escapes, info
-            elif stat.S_ISLNK(mode) and os.path.isfile(path):
-                file_escapes = dir_escapes or self._escapes(path)
-                rel = f"{prefix}{AGENT_TYPES}/{ident}/{PROFILE_FILE}"
-                yield VaultEntry(profile_kind, ident, project, rel), path, file_escapes, None
-
-    def subdirs(self, folder: str, escapes: bool) -> list[tuple[str, bool]]:
-        found = []
-        try:
-            with os.scandir(folder) as it:
-                for e in it:
-                    if segment_problem(e.name) is not None or not e.is_dir():
-                        continue
-                    found.append((e.name, escapes or (e.is_symlink() and self._escapes(e.path))))
-        except (FileNotFoundError, NotADirectoryError):
-            return []
-        found.sort()
-        return found
-
-    def files(self, folder: str, suffix: str, escapes: bool) -> list[tuple[str, bool]]:
-        found = []
-        try:
-            with os.scandir(folder) as it:
-                for e in it:
-                    if not e.name.endswith(suffix):
-                        continue
-                    if segment_problem(e.name[: -len(suffix)]) is not None or not e.is_file():
-                        continue
-                    found.append((e.name, escapes or (e.is_symlink() and self._escapes(e.path))))
-        except (FileNotFoundError, NotADirectoryError):
-            return []
-        found.sort()
-        return found

@@ -1,4 +1,5 @@
-"""The one function that writes vault files: atomically, and never outside the vault.
+"""The one atomic writer, and the one function that writes vault files (never outside the
+vault).
 
 A reader (an editor, the watcher, another process) must see either the old file or the new
 one, never a half-written file, so content goes to a temporary file in the same folder, is
@@ -12,9 +13,8 @@ import contextlib
 import hashlib
 import itertools
 import os
-from pathlib import Path
 
-from agent_roster.errors import VaultError
+from agent_roster.vault.guard import open_folder
 from agent_roster.vault.paths import VaultLayout
 
 
@@ -42,27 +42,77 @@ def atomic_write(
     folder exists. ``new=True`` says nothing is at ``path`` yet: the content is written
     into an unnamed file that is then linked there, one change to the folder instead of
     two (where the platform cannot, or something appeared there meanwhile, the temp file
-    and rename are used as usual)."""
+    and rename are used as usual).
+
+    This follows symlinks in the folders leading to ``path``: vault files are written with
+    :func:`write_in_vault`, which does not let them lead outside the vault."""
     target = os.fspath(path)
     data = content.encode("utf-8") if isinstance(content, str) else content
     folder, name = os.path.split(target)
     if folder and make_folder:
         os.makedirs(folder, exist_ok=True)
-    if new and _link_new(folder, name, data, mode, durable):
-        return
-    fd, tmp_name = _create_temp(folder, name)
+    fd = os.open(folder or ".", _FOLDER)
+    try:
+        _write_at(fd, name, data, mode, durable, new=new, exclusive=False)
+    finally:
+        os.close(fd)
+
+
+def write_in_vault(
+    layout: VaultLayout,
+    path: str | os.PathLike[str],
+    content: str | bytes,
+    *,
+    overwrite: bool = False,
+    mode: int = 0o644,
+) -> bool:
+    """Write a vault file atomically and durably, into a folder reached without leaving the
+    vault (``vault/guard.py``: a symlink on the way that leads outside raises
+    PathOutsideVaultError naming it; missing folders are created inside). Returns False,
+    writing nothing, when something is already at ``path`` and ``overwrite`` is not set
+    (checked by the final link itself, so a file created meanwhile is never replaced)."""
+    data = content.encode("utf-8") if isinstance(content, str) else content
+    folder, name = os.path.split(os.fspath(path))
+    fd = open_folder(layout, folder, create=True)
+    try:
+        return _write_at(fd, name, data, mode, True, new=False, exclusive=not overwrite)
+    finally:
+        os.close(fd)
+
+
+_FOLDER = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _write_at(
+    fd: int, name: str, data: bytes, mode: int, durable: bool, *, new: bool, exclusive: bool
+) -> bool:
+    """Write ``name`` in the folder open as ``fd``; False when ``exclusive`` and something
+    is already there."""
+    if new and not exclusive and _link_new(fd, name, data, mode, durable):
+        return True
+    tmp_fd, tmp_name = _create_temp(fd, name)
     try:
         try:
-            _write_all(fd, data, mode, durable)
+            _write_all(tmp_fd, data, mode, durable)
         finally:
-            os.close(fd)
-        os.replace(tmp_name, target)
+            os.close(tmp_fd)
+        if exclusive:
+            # link() never replaces: it fails when the name is taken, however recently.
+            try:
+                os.link(tmp_name, name, src_dir_fd=fd, dst_dir_fd=fd)
+            except FileExistsError:
+                return False
+            finally:
+                os.unlink(tmp_name, dir_fd=fd)
+        else:
+            os.replace(tmp_name, name, src_dir_fd=fd, dst_dir_fd=fd)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp_name)
+            os.unlink(tmp_name, dir_fd=fd)
         raise
     if durable:
-        _fsync_dir(Path(folder or "."))
+        _fsync_folder(fd)
+    return True
 
 
 def _write_all(fd: int, data: bytes, mode: int, durable: bool) -> None:
@@ -77,28 +127,25 @@ def _write_all(fd: int, data: bytes, mode: int, durable: bool) -> None:
 _O_TMPFILE = getattr(os, "O_TMPFILE", 0)
 
 
-def _link_new(folder: str, name: str, data: bytes, mode: int, durable: bool) -> bool:
-    # Linux: an unnamed file in ``folder`` (O_TMPFILE), filled, then linked as ``name``
+def _link_new(folder_fd: int, name: str, data: bytes, mode: int, durable: bool) -> bool:
+    # Linux: an unnamed file in the folder (O_TMPFILE), filled, then linked as ``name``
     # through /proc (linkat with AT_SYMLINK_FOLLOW, which needs no privilege). Readers
     # see nothing until the file is complete. False: not done, use the temp file.
     if not _O_TMPFILE:
         return False
-    where = folder or "."
     try:
-        fd = os.open(where, _O_TMPFILE | os.O_WRONLY | getattr(os, "O_CLOEXEC", 0), 0o600)
+        flags = _O_TMPFILE | os.O_WRONLY | getattr(os, "O_CLOEXEC", 0)
+        fd = os.open(".", flags, 0o600, dir_fd=folder_fd)
     except OSError:  # a filesystem without unnamed files
         return False
     try:
         _write_all(fd, data, mode, durable)
-        folder_fd = os.open(where, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
         try:
             os.link(f"/proc/self/fd/{fd}", name, dst_dir_fd=folder_fd, follow_symlinks=True)
-            if durable:
-                os.fsync(folder_fd)
         except OSError:  # taken meanwhile, or no /proc: the rename path decides
             return False
-        finally:
-            os.close(folder_fd)
+        if durable:
+            os.fsync(folder_fd)
     finally:
         os.close(fd)
     return True
@@ -107,47 +154,22 @@ def _link_new(folder: str, name: str, data: bytes, mode: int, durable: bool) -> 
 _temp_serial = itertools.count()
 
 
-def _create_temp(folder: str, name: str) -> tuple[int, str]:
+def _create_temp(folder_fd: int, name: str) -> tuple[int, str]:
     # A fresh hidden file next to the target, created exclusively (never an existing file
     # or a symlink planted there). Named by process and a counter rather than tempfile's
     # random names: as safe under O_EXCL, and a tenth of the cost when writing thousands.
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
     flags |= getattr(os, "O_CLOEXEC", 0)
     for _ in range(100):
-        tmp_name = os.path.join(folder, f".{name}.{os.getpid()}.{next(_temp_serial)}.tmp")
+        tmp_name = f".{name}.{os.getpid()}.{next(_temp_serial)}.tmp"
         try:
-            return os.open(tmp_name, flags, 0o600), tmp_name
+            return os.open(tmp_name, flags, 0o600, dir_fd=folder_fd), tmp_name
         except FileExistsError:
             continue
-    raise FileExistsError(f"no free temporary name next to {os.path.join(folder, name)}")
+    raise FileExistsError(f"no free temporary name next to {name}")
 
 
-def _fsync_dir(folder: Path) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    except OSError:
-        return  # some platforms cannot open folders; the rename is still atomic
-    try:
+def _fsync_folder(fd: int) -> None:
+    # Some platforms cannot sync folders; the rename is still atomic.
+    with contextlib.suppress(OSError):
         os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-def write_in_vault(
-    layout: VaultLayout,
-    path: str | os.PathLike[str],
-    content: str | bytes,
-    *,
-    overwrite: bool = False,
-) -> bool:
-    """Write a file that must lie inside the vault (symlinks followed); returns False when
-    the file exists and ``overwrite`` is not set."""
-    target = Path(path)
-    if not layout.is_inside(target.parent if not target.exists() else target):
-        raise VaultError(f"refusing to write {target}: it is outside the vault {layout.root}")
-    if target.exists() and not overwrite:
-        return False
-    atomic_write(target, content)
-    return True

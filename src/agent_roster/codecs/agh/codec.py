@@ -30,6 +30,7 @@ from agent_roster.codecs.base import (
 )
 from agent_roster.codecs.native_md import harness_diagnostic
 from agent_roster.codecs.prompt import split_prompt
+from agent_roster.codecs.unloaded import not_loaded
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.mcp import McpServer
 from agent_roster.model.profile import AgentProfile, PermissionRule, Runtime
@@ -65,6 +66,15 @@ class AghCodec:
                     found = read_agent(entry, diagnostics)
                     if found is not None:
                         files.append(found)
+                        continue
+                    why = "the folder has no AGENT.md"
+                elif entry.is_symlink() and entry.is_dir():
+                    why = "AGH skips symlinked folders"
+                else:
+                    why = "agents are folders (<name>/AGENT.md), not files"
+                if not entry.name.startswith("."):
+                    hint = "make it a folder <name>/ with an AGENT.md inside"
+                    diagnostics.append(not_loaded(entry, "AGH", why, hint))
         if any(d.is_error for d in diagnostics):
             return Discovery(diagnostics=tuple(diagnostics))
         profiles: list[AgentProfile] = []

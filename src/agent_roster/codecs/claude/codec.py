@@ -29,7 +29,7 @@ from agent_roster.codecs.claude.files import (
     COMMON_DROPS,
     dedupe,
     dropped,
-    list_files,
+    list_agent_files,
     name_loss,
     read_agent_file,
     read_json_file,
@@ -314,7 +314,8 @@ class ClaudeCodec:
         chosen: dict[str, ReadAgent] = {}
         for folder in (roots.home / AGENTS_DIR, roots.workspace / AGENTS_DIR):
             layer: dict[str, list[ReadAgent]] = {}
-            for path in list_files(folder, ".md", recursive=True):
+            files = list_agent_files(folder, diagnostics, harness="Claude Code", recursive=True)
+            for path in files:
                 if path.stat().st_size > MAX_FILE_BYTES:
                     diagnostics.append(
                         harness_diagnostic(

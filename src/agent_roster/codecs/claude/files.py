@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 from agent_roster.codecs.base import Loss, LossOutcome
 from agent_roster.codecs.native_md import NativeDocument, harness_diagnostic, read_native
 from agent_roster.codecs.prompt import split_prompt
+from agent_roster.codecs.unloaded import report_not_loaded
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.mcp import McpServer
 from agent_roster.model.profile import AgentProfile, PromptSection
@@ -25,6 +26,24 @@ def list_files(folder: Path, suffix: str, *, recursive: bool) -> list[Path]:
         return []
     candidates = folder.rglob("*") if recursive else folder.iterdir()
     return sorted(p for p in candidates if p.name.endswith(suffix) and p.is_file())
+
+
+def list_agent_files(
+    folder: Path, out: list[Diagnostic], *, harness: str, recursive: bool
+) -> list[Path]:
+    """The ``*.md`` agent files of ``folder`` (:func:`list_files`), with a
+    ``harness-ignored`` warning in ``out`` for everything else there (README D13)."""
+    files = list_files(folder, ".md", recursive=recursive)
+    report_not_loaded(
+        folder,
+        files,
+        out,
+        harness=harness,
+        rule="only *.md files are agents",
+        hint="name it <agent>.md" + ("" if recursive else ", directly in the agents folder"),
+        recursive=recursive,
+    )
+    return files
 
 
 class AgentFile(NamedTuple):

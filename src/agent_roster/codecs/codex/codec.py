@@ -163,6 +163,8 @@ def _layer(folder: Path, out: list[Diagnostic]) -> dict[str, RoleFile]:
         if not path.is_file():
             continue
         if path.suffix != ".toml":
+            if any(part.startswith(".") for part in path.relative_to(folder).parts):
+                continue  # hidden: editor and OS files (README D13)
             out.append(
                 harness_diagnostic(
                     "harness-ignored",

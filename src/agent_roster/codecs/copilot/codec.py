@@ -29,7 +29,7 @@ from agent_roster.codecs.claude import mcp as claude_mcp
 from agent_roster.codecs.claude.files import (
     COMMON_DROPS,
     dropped,
-    list_files,
+    list_agent_files,
     read_agent_file,
     read_json_file,
 )
@@ -274,7 +274,8 @@ class CopilotCodec:
         inline: dict[str, McpServer] = {}
         for folder in (roots.home / USER_DIR, roots.workspace / PROJECT_DIR):
             layer: dict[str, AgentProfile] = {}
-            for path in list_files(folder, ".md", recursive=False):
+            files = list_agent_files(folder, diagnostics, harness="Copilot", recursive=False)
+            for path in files:
                 ident = path.name.removesuffix(".md").removesuffix(".agent")
                 found = read_agent_file(path, diagnostics)
                 if found is None:

@@ -29,7 +29,7 @@ from agent_roster.codecs.claude.files import (
     diag_at,
     dropped,
     import_prompt,
-    list_files,
+    list_agent_files,
     name_loss,
     read_agent_file,
     read_json_file,
@@ -179,7 +179,8 @@ class CursorCodec:
         losses: list[Loss] = []
         chosen: dict[str, AgentProfile] = {}
         for folder in (roots.home / AGENTS_DIR, roots.workspace / AGENTS_DIR):
-            for path in list_files(folder, ".md", recursive=False):
+            files = list_agent_files(folder, diagnostics, harness="Cursor", recursive=False)
+            for path in files:
                 found = read_agent_file(path, diagnostics)
                 if found is None:
                     continue

@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 
 from agent_roster.codecs.native_md import harness_diagnostic
 from agent_roster.codecs.tool_names import to_canonical as tool_to_canonical
+from agent_roster.codecs.unloaded import not_loaded
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.vault.frontmatter import read_frontmatter
 
@@ -354,11 +355,14 @@ def scan_layer(agents_dir: Path, out: list[Diagnostic]) -> dict[str, DefectFile]
     for entry in sorted(agents_dir.iterdir(), key=lambda p: p.name):
         if entry.is_dir():
             if not (entry / CONFIG).is_file():
-                continue  # not a profile: defect skips it silently
+                # Not a profile: defect skips it silently; roster says so.
+                _not_loaded(entry, f"the folder has no {CONFIG}, so it is not a profile", out)
+                continue
             found = read_folder(entry, out)
         elif entry.suffix == ".md":
             found = read_single(entry, out)
         else:
+            _not_loaded(entry, f"profiles are folders with {CONFIG}, or *.md files", out)
             continue
         if found is None:
             ok = False
@@ -377,6 +381,12 @@ def scan_layer(agents_dir: Path, out: list[Diagnostic]) -> dict[str, DefectFile]
             continue
         layer[found.name] = found
     return layer if ok else None
+
+
+def _not_loaded(entry: Path, why: str, out: list[Diagnostic]) -> None:
+    if not entry.name.startswith("."):
+        hint = f"a profile is <name>/{CONFIG} (with a prompt file) or <name>.md"
+        out.append(not_loaded(entry, "defect", why, hint))
 
 
 def imported_tools(allow: list[str]) -> tuple[str, ...]:

@@ -43,6 +43,7 @@ from agent_roster.codecs.gemini.render import (
 from agent_roster.codecs.native_md import harness_diagnostic
 from agent_roster.codecs.prompt import split_prompt
 from agent_roster.codecs.tool_names import to_canonical
+from agent_roster.codecs.unloaded import report_not_loaded
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.mcp import McpServer
 from agent_roster.model.profile import AgentProfile
@@ -148,11 +149,24 @@ def _folder(folder: Path, out: list[Diagnostic]) -> list[AgentFile]:
     if not folder.is_dir():
         return []
     agents = []
-    for path in sorted(folder.iterdir()):
-        if path.is_file() and path.name.endswith(".md") and not path.name.startswith("_"):
-            agent = read_agent(path, out)
-            if agent is not None:
-                agents.append(agent)
+    paths = [
+        path
+        for path in sorted(folder.iterdir())
+        if path.is_file() and path.name.endswith(".md") and not path.name.startswith("_")
+    ]
+    report_not_loaded(
+        folder,
+        paths,
+        out,
+        harness="Gemini CLI",
+        rule="only *.md files whose names do not start with _ are agents",
+        hint="name it <agent>.md, directly in the agents folder",
+        recursive=False,
+    )
+    for path in paths:
+        agent = read_agent(path, out)
+        if agent is not None:
+            agents.append(agent)
     return agents
 
 

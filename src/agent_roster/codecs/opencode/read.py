@@ -24,6 +24,7 @@ from agent_roster.codecs.opencode.rules import strip_scoping
 from agent_roster.codecs.opencode.schema import KNOWN_KEYS, check_agent, normalize, split_model
 from agent_roster.codecs.permissions import rules_from_config
 from agent_roster.codecs.prompt import split_prompt
+from agent_roster.codecs.unloaded import report_not_loaded
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.errors import RosterError
 from agent_roster.model.mcp import McpServer
@@ -160,12 +161,24 @@ def _sanitise(text: str) -> str:
     return head + text[end:]
 
 
-def _agent_files(directory: Path, pattern_dirs: tuple[str, ...], recursive: bool) -> Iterator[Path]:
+def _agent_files(
+    directory: Path, pattern_dirs: tuple[str, ...], recursive: bool, out: list[Diagnostic]
+) -> Iterator[Path]:
     for sub in pattern_dirs:
         root = directory / sub
         if root.is_dir():
             found = root.rglob("*.md") if recursive else root.glob("*.md")
-            yield from sorted(p for p in found if p.is_file())
+            files = sorted(p for p in found if p.is_file())
+            report_not_loaded(
+                root,
+                files,
+                out,
+                harness="OpenCode",
+                rule="only *.md files are agents",
+                hint="name it <agent>.md if it is an agent",
+                recursive=recursive,
+            )
+            yield from files
 
 
 def _read_markdown(
@@ -173,7 +186,7 @@ def _read_markdown(
 ) -> dict[str, tuple[dict[str, Any], _Source]]:
     loaded: dict[str, tuple[dict[str, Any], _Source]] = {}
     dirs = ("mode", "modes") if primary else ("agent", "agents")
-    for path in _agent_files(directory, dirs, recursive=not primary):
+    for path in _agent_files(directory, dirs, not primary, state.diagnostics):
         text = path.read_text(encoding="utf-8", errors="replace")
         found: list[Diagnostic] = []
         doc = read_native(text, str(path), found)
