@@ -315,3 +315,23 @@ def test_a_broken_ledger_is_an_error_and_nothing_is_written(vault: Path, tmp_pat
         and "hint: restore it from version control" in result.stderr
     )
     assert sorted(os.listdir(out)) == [LEDGER]
+
+
+def test_a_file_another_vault_wrote_is_taken_over_not_deleted(tmp_path: Path) -> None:
+    first = make_vault(tmp_path / "first", {"coding": ()}, ())
+    second = make_vault(tmp_path / "second", {"coding": ()}, ())
+    (second / "agent-types" / "coding" / "profile.md").write_text(
+        profile("coding").replace("You are coding.", "You are the second vault's coder.")
+    )
+    out = tmp_path / "ws"
+    render(first, out, "--to", "claude")
+    taken = render(second, out, "--to", "claude")
+    assert f"updated   {agent(out, 'coding')} (taken over from the claude render of vault " in (
+        taken.stdout
+    )
+    # The first vault loses its profile: the file is the second vault's now, so it stays.
+    shutil.rmtree(first / "agent-types" / "coding")
+    pruned = render(first, out, "--to", "claude", "--prune")
+    assert pruned.returncode == 0 and "removed" not in pruned.stdout
+    assert "second vault's coder" in agent(out, "coding").read_text()
+    assert roster("why", str(agent(out, "coding"))).stdout.count("of vault ../second,") == 1
