@@ -1,13 +1,21 @@
-# Two entry points work on a machine with only python3, pip and make:
+# Two entry points work on a machine with only python3, pip and make (plus node/npm for
+# the harness CLIs the real-harness tests run):
 #   make run    set up and run the main job (validate the example vault)
-#   make test   set up and run the full test suite (pytest, ruff, mypy --strict)
+#   make test   set up and run the whole suite: ruff, mypy --strict, then pytest on every
+#               supported Python this machine has (scripts/pytest_pythons.py), with the
+#               pinned harness CLIs installed into .tools/npm (scripts/harness-clis)
+#   make pytest the same pytest runs alone; PYTHONS="3.12" limits them, PYTEST_ARGS adds
 PYTHON ?= python3
 TOOLS := .tools
 UV := $(TOOLS)/bin/uv
 VENV := .venv
 BIN := $(VENV)/bin
+NPM_PREFIX := $(abspath $(TOOLS)/npm)
+# Worker processes for pytest (pytest-xdist): one per core.
+PYTEST_ARGS ?= -n auto
+PYTHONS ?=
 
-.PHONY: run test setup setup-dev lint typecheck pytest bench schema clean
+.PHONY: run test setup setup-dev harness-clis lint typecheck pytest bench schema clean
 
 $(UV):
 	$(PYTHON) -m venv $(TOOLS)
@@ -22,11 +30,21 @@ setup-dev: $(UV)
 run: setup
 	$(BIN)/roster --vault examples/vault validate
 
-test: setup-dev
-	$(BIN)/ruff check src tests bench
-	$(BIN)/ruff format --check src tests bench
+harness-clis:
+	scripts/harness-clis $(NPM_PREFIX)
+
+test: lint typecheck pytest
+
+lint: setup-dev
+	$(BIN)/ruff check src tests bench scripts
+	$(BIN)/ruff format --check src tests bench scripts
+
+typecheck: setup-dev
 	$(BIN)/mypy
-	$(BIN)/python -m pytest
+
+pytest: setup-dev harness-clis
+	PATH="$(NPM_PREFIX)/node_modules/.bin:$$PATH" ROSTER_CLAUDE_BIN="$(NPM_PREFIX)" \
+	ROSTER_PYTHONS="$(PYTHONS)" $(BIN)/python scripts/pytest_pythons.py $(PYTEST_ARGS)
 
 bench: setup-dev
 	-$(BIN)/python bench/parse.py
@@ -38,4 +56,4 @@ schema: setup-dev
 	$(BIN)/roster schema --out schemas
 
 clean:
-	rm -rf $(TOOLS) $(VENV) .mypy_cache .pytest_cache .ruff_cache
+	rm -rf $(TOOLS) $(VENV) .venvs .mypy_cache .pytest_cache .ruff_cache

@@ -118,7 +118,8 @@ def missing_pieces(rulesync: str | None) -> tuple[list[str], str]:
     version = ""
     if rulesync is None:
         problems.append(
-            "rulesync is not installed: .ci/run installs it (npm install --prefix .tools/npm "
+            "rulesync is not installed: scripts/harness-clis installs it (npm install --prefix "
+            ".tools/npm "
             f"rulesync@{RULESYNC_MAJOR}.0.0), or pass --rulesync PATH"
         )
     else:

@@ -1,4 +1,5 @@
-"""Shared test fixtures: a tree builder and a guard against touching the real home."""
+"""Shared test fixtures: a tree builder, a guard against touching the real home, and
+under CI, no skipped tests."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from .ci_skips import pytest_runtest_makereport  # noqa: F401 (a hook pytest finds here)
 from .trees import Tree, build_tree
 
 

@@ -157,6 +157,14 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
     return f"did you mean {folded[matches[0]]!r}?" if matches else ""
 
 
+def list_profiles_hint(project: str | None = None) -> str:
+    """The hint for a profile id that does not exist: the command that lists the ids there
+    are (a test checks every ``roster ...`` a hint names exists and does what it says)."""
+    if project:
+        return f"list them with 'roster project-profile list {project}'"
+    return "list them with 'roster profile list'"
+
+
 def count(diagnostics: Iterable[Diagnostic]) -> tuple[int, int]:
     """Return (errors, warnings)."""
     errors = warnings = 0

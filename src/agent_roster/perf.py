@@ -22,14 +22,21 @@ def paused_gc() -> Iterator[None]:
     one of them (about 10 µs per profile), and a middle-generation one later, only to
     promote them there anyway. Nothing escapes collection: the next full collection examines
     them as usual. Skipped when the process has frozen objects of its own, since ``unfreeze``
-    would release those too."""
+    would release those too; objects already frozen when this module was first imported are
+    taken to be the interpreter's own (CPython 3.12 starts with a few hundred deep-frozen
+    tuples in the permanent generation, issue 13), and releasing them is harmless."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
         if was_enabled:
-            if gc.get_freeze_count() == 0:
+            if gc.get_freeze_count() in (0, _FROZEN_AT_START):
                 gc.freeze()
                 gc.unfreeze()
             gc.enable()
+
+
+#: The permanent generation's size before any roster code ran: 0 on most versions, the
+#: interpreter's own objects on CPython 3.12.
+_FROZEN_AT_START = gc.get_freeze_count()

@@ -80,7 +80,7 @@ def test_validate_reports_every_problem_with_position(
     found = {(d["code"], d["line"], d["column"]) for d in report["diagnostics"]}
     assert found == {
         ("id-mismatch", 2, 5),
-        ("json-invalid", 8, 30),
+        ("json-invalid", 8, 29),
         ("json-fence-untagged", 12, 1),
     }
     for d in report["diagnostics"]:

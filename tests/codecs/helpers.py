@@ -30,7 +30,8 @@ from ..trees import build_tree
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples" / "vault"
 
-#: npm package of each harness CLI the acceptance tests run (``.ci/run`` installs them).
+#: npm package of each harness CLI the acceptance tests run (``make test`` installs them:
+#: ``scripts/harness-clis``).
 NPM_PACKAGES = {
     "claude": "@anthropic-ai/claude-code",
     "opencode": "opencode-ai",
@@ -41,7 +42,7 @@ NPM_PACKAGES = {
 
 
 def harness_binary(name: str) -> str | None:
-    """A harness CLI: ``.tools/npm/node_modules/.bin/NAME`` (where ``.ci/run`` installs the
+    """A harness CLI: ``.tools/npm/node_modules/.bin/NAME`` (where ``make test`` installs the
     pinned versions) first, else ``NAME`` on PATH."""
     local = REPO / ".tools" / "npm" / "node_modules" / ".bin" / name
     if os.access(local, os.X_OK):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from agent_roster.codecs.agh.codec import CODEC
@@ -514,6 +515,17 @@ def example_profiles() -> tuple[list[AgentProfile], dict[str, McpServer]]:
 
 def test_roundtrip_example_vault(tmp_path: Path) -> None:
     profiles, servers = example_profiles()
+    rendering, found = render_and_discover(CODEC, profiles, servers, root=tmp_path)
+    assert not found.refused, found.diagnostics
+    assert rendering.diagnostics == ()  # the example vault renders whole (issue 13)
+    assert sorted(p.id for p in found.profiles) == sorted(p.id for p in profiles)
+    assert roundtrip_differences(CODEC, profiles, found.profiles) == []
+
+
+def test_a_server_header_refuses_the_agent_and_says_so(tmp_path: Path) -> None:
+    profiles, servers = example_profiles()
+    headers = {"CONTEXT7_API_KEY": "${CONTEXT7_API_KEY}"}
+    servers["context7"] = msgspec.structs.replace(servers["context7"], headers=headers)
     rendering, found = render_and_discover(CODEC, profiles, servers, root=tmp_path)
     assert not found.refused, found.diagnostics
     # context7 sends its key as an HTTP header, which AGH cannot express: reported, not hidden.

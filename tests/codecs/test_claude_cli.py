@@ -59,7 +59,7 @@ TRANSPORTS = AgentProfile(
     mcp_servers=tuple(EXTRA_SERVERS),
     sections=(PromptSection(heading="Role", body="You check MCP transports."),),
 )
-ENV = {"GITHUB_TOKEN": "t", "API_TOKEN": "a", "API_KEY": "k", "CONTEXT7_API_KEY": "c"}
+ENV = {"GITHUB_PERSONAL_ACCESS_TOKEN": "t", "API_TOKEN": "a", "API_KEY": "k"}
 PROBE = "roster-probe-agent"
 
 

@@ -139,18 +139,11 @@ def test_user_scope_servers_and_roles_are_loaded(corpus, tmp_path: Path) -> None
     )
     rendering = _render(corpus, Scope.USER, home)
     refused = {d.message.split(":")[0] for d in rendering.diagnostics if d.is_error}
-    # Codex cannot rename an env var (github: GITHUB_PERSONAL_ACCESS_TOKEN=${GITHUB_TOKEN})
-    # and has no SSE: every profile using those is refused, the rest is written.
-    assert refused == {
-        "code-review",
-        "coding",
-        "qa",
-        "security-review",
-        "supervisor",
-        "sse-probe",
-    }
+    # Codex has no SSE: the profile using it is refused, the rest is written (the example
+    # vault's github forwards its token under its own name, which Codex can do).
+    assert refused == {"sse-probe"}
     written = {p.id for p in corpus[0]} - refused
-    assert written == {"web-developer", "transport-probe"}
+    assert "web-developer" in written and "coding" in written and len(written) == 7
 
     text = config.read_text(encoding="utf-8")
     assert text.startswith(
@@ -158,17 +151,14 @@ def test_user_scope_servers_and_roles_are_loaded(corpus, tmp_path: Path) -> None
         'command = "mine"\n'
     )
     listed = _mcp_list(workspace, home)
-    assert set(listed) == {"mine", "playwright", "context7", "local-tool", "remote-docs"}
+    assert set(listed) == {"mine", "github", "playwright", "context7", "local-tool", "remote-docs"}
     servers = corpus[1]
-    for name in ("playwright", "context7", "local-tool", "remote-docs"):
+    for name in ("github", "playwright", "context7", "local-tool", "remote-docs"):
         _assert_listed(listed, servers[name])
     docs = listed["remote-docs"]["transport"]
     assert docs["bearer_token_env_var"] == "DOCS_TOKEN"
     assert docs["http_headers"] == {"X-Team": "core"}
     assert docs["env_http_headers"] == {"X-Key": "X_KEY"}
-    assert listed["context7"]["transport"]["env_http_headers"] == {
-        "CONTEXT7_API_KEY": "CONTEXT7_API_KEY"
-    }
 
     roles = _roles(workspace, home)
     for profile in corpus[0]:
@@ -180,7 +170,7 @@ def test_project_scope_needs_trust(corpus, tmp_path: Path) -> None:  # type: ign
     workspace, home = _setup(tmp_path)
     _render(corpus, Scope.PROJECT, workspace)
     discovery = CODEC.discover(Roots(workspace=workspace, home=home))
-    assert {p.id for p in discovery.profiles} == {"web-developer", "transport-probe"}
+    assert {p.id for p in discovery.profiles} == {p.id for p in corpus[0]} - {"sse-probe"}
     assert [d.code for d in discovery.diagnostics] == ["harness-ignored"]
 
     # Untrusted: Codex ignores the project's .codex/ entirely.
@@ -192,7 +182,7 @@ def test_project_scope_needs_trust(corpus, tmp_path: Path) -> None:  # type: ign
     )
     assert CODEC.discover(Roots(workspace=workspace, home=home)).diagnostics == ()
     listed = _mcp_list(workspace, home)
-    assert set(listed) == {"playwright", "context7", "local-tool", "remote-docs"}
+    assert set(listed) == {"github", "playwright", "context7", "local-tool", "remote-docs"}
     roles = _roles(workspace, home)
     assert "transport-probe: {\\nProbe agent transport-probe" in roles
     assert "web-developer: {\\nBuilds and fixes web front ends" in roles

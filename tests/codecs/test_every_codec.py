@@ -33,6 +33,7 @@ from .helpers import (
     EXAMPLES,
     field_value,
     render_and_discover,
+    render_with,
     roundtrip_differences,
     same_field,
 )
@@ -75,6 +76,20 @@ def test_render_is_idempotent(name: str, example_set, tmp_path: Path) -> None:  
     first, _ = render_and_discover(codec, example_set.profiles, example_set.servers, root=tmp_path)
     second, _ = render_and_discover(codec, example_set.profiles, example_set.servers, root=tmp_path)
     assert {f.path: f.content for f in first.files} == {f.path: f.content for f in second.files}
+
+
+@pytest.mark.parametrize("name", CODECS)
+def test_every_file_names_its_profile_or_is_merged(name: str, example_set) -> None:  # type: ignore[no-untyped-def]
+    """The render ledger (issue 13) needs to know whose file each is: a profile's own file
+    names that profile; a file every agent shares is one roster merges into (and so never
+    deletes while it holds the user's content)."""
+    rendering = render_with(get_codec(name), example_set.profiles, example_set.servers)
+    ids = {p.id for p in example_set.profiles}
+    for file in rendering.files:
+        assert (file.profile in ids) != file.merged, (name, file.path, file.profile)
+        if file.profile:
+            assert file.profile in file.path, (name, file.path)
+    assert any(f.merged for f in rendering.files) or name in ("agh",), name
 
 
 # --- generated profiles: a field comes back or its loss is reported ---------------------------

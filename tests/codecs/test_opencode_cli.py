@@ -44,7 +44,7 @@ OFFLINE = {
     "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1",
     "OPENCODE_DISABLE_SHARE": "1",
     "OPENCODE_DISABLE_CLAUDE_CODE": "1",
-    "GITHUB_TOKEN": "token-from-env",
+    "GITHUB_PERSONAL_ACCESS_TOKEN": "token-from-env",
 }
 WORKERS = 2
 ALLOW, ASK, DENY = PermissionAction.ALLOW, PermissionAction.ASK, PermissionAction.DENY
@@ -271,13 +271,13 @@ def test_debug_config_shows_the_rendered_mcp_servers(workspace: Workspace) -> No
     github = config["mcp"]["github"]
     assert github["type"] == "local"
     assert github["command"] == ["npx", "-y", "@modelcontextprotocol/server-github"]
-    # {env:GITHUB_TOKEN} was substituted from the environment: OpenCode masks a non-empty
-    # secret as "***" (an unset variable shows as "").
+    # {env:GITHUB_PERSONAL_ACCESS_TOKEN} was substituted from the environment: OpenCode
+    # masks a non-empty secret as "***" (an unset variable shows as "").
     assert github["environment"] == {"GITHUB_PERSONAL_ACCESS_TOKEN": "***"}
     context7 = config["mcp"]["context7"]
     assert context7["type"] == "remote"
     assert context7["url"] == "https://mcp.context7.com/mcp"
-    assert set(context7["headers"]) == {"CONTEXT7_API_KEY"}
+    assert "headers" not in context7  # the example sends no optional key
     # The raw agent entries keep the permission map in written order.
     assert list(config["agent"]["gen-echo"]["permission"]["bash"]) == [
         r.pattern for r in ECHO_RULES

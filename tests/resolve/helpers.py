@@ -111,7 +111,8 @@ def env_references(texts: Iterable[str]) -> set[str]:
 
 def claude_binary() -> str | None:
     """The Claude Code CLI: ``node_modules/.bin/claude`` under ``$ROSTER_CLAUDE_BIN`` when
-    set, else ``claude`` on PATH, else the copy ``.ci/run`` installs in ``.tools/npm``."""
+    set, else ``claude`` on PATH, else the copy ``make test`` installs in ``.tools/npm``
+    (``scripts/harness-clis``)."""
     roots = [Path(os.environ["ROSTER_CLAUDE_BIN"])] if os.environ.get("ROSTER_CLAUDE_BIN") else []
     for root in roots:
         for candidate in (root / "node_modules" / ".bin" / "claude", root / "claude"):

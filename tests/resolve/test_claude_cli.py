@@ -14,7 +14,7 @@ has dropped (``tools.RETIRED_CLAUDE_TOOLS``; the spec notes each one). As root (
 CI) Claude Code refuses bypassPermissions unless IS_SANDBOX=1, so root runs set it.
 
 The CLI is found on PATH or under ``$ROSTER_CLAUDE_BIN``; missing, the tests skip, except
-with ``$CI`` set, where they fail (``.ci/run`` installs it). Every run gets an empty HOME,
+with ``$CI`` set, where they fail (``make test`` installs it). Every run gets an empty HOME,
 stdin from /dev/null and a 60 s timeout; runs go three at a time to keep the file short.
 """
 

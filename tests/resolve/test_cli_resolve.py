@@ -53,7 +53,9 @@ def test_resolve_task_json(cli: list[str], capsys: pytest.CaptureFixture[str]) -
     assert data["origins"]["sections.Role"] == {"path": system("coding"), "section": "## Role"}
     assert [s["name"] for s in data["servers"]] == ["github"]
     # ${VAR} references are not secrets and are shown as written.
-    assert data["servers"][0]["env"] == {"GITHUB_PERSONAL_ACCESS_TOKEN": "${GITHUB_TOKEN}"}
+    assert data["servers"][0]["env"] == {
+        "GITHUB_PERSONAL_ACCESS_TOKEN": "${GITHUB_PERSONAL_ACCESS_TOKEN}"
+    }
     launch = data["launch"]
     assert launch["runtime"] == "claude_sdk"
     argv = launch["argv"]
@@ -65,7 +67,7 @@ def test_resolve_task_json(cli: list[str], capsys: pytest.CaptureFixture[str]) -
         "type": "stdio",
         "command": "npx",
         "args": ["-y", "@modelcontextprotocol/server-github"],
-        "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "${GITHUB_TOKEN}"},
+        "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "${GITHUB_PERSONAL_ACCESS_TOKEN}"},
     }
     assert launch["files"] == {path: {"mcpServers": {"github": github}}}
     assert argv[argv.index("--append-system-prompt") + 1].startswith("## Agent Role Instructions")

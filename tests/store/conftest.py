@@ -3,8 +3,9 @@
 PostgreSQL is at ``$ROSTER_TEST_POSTGRES_URL`` (default: the local server on 127.0.0.1:5432,
 database ``test``, trust auth). When it does not answer, its half of the suite is reported
 as SKIPPED with the reason; with ``ROSTER_REQUIRE_POSTGRES=1`` (set by ``.ci/run``) that
-is a failure instead. Each PostgreSQL test gets its own schema, selected through
-``search_path`` and dropped afterwards, so runs can repeat and run side by side.
+is a failure instead, and so is any skip under CI (``tests/ci_skips.py``). Each PostgreSQL
+test gets its own schema, selected through ``search_path`` and dropped afterwards, so runs
+can repeat and run side by side.
 """
 
 from __future__ import annotations

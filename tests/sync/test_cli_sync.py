@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import queue
+import re
 import signal
 import subprocess
 import sys
@@ -138,8 +139,18 @@ def test_missing_vault_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFi
     assert not (tmp_path / ".roster").exists()
 
 
+#: ``roster watch``'s one line format (issue 13): a time, then the message.
+WATCH_LINE = re.compile(r"^\d\d:\d\d:\d\d (?!\d{4}-)\S")
+
+
 @pytest.mark.timeout(180)
-def test_watch_process_syncs_edits_and_stops_on_sigint(db_url: str, vault: Path) -> None:
+@pytest.mark.parametrize(
+    ("signum", "code", "last"),
+    [(signal.SIGINT, 130, "stopped (interrupted)"), (signal.SIGTERM, 143, "stopped (terminated)")],
+)
+def test_watch_process_syncs_edits_and_stops_on_a_signal(
+    db_url: str, vault: Path, signum: int, code: int, last: str
+) -> None:
     command = [
         sys.executable,
         "-m",
@@ -165,7 +176,7 @@ def test_watch_process_syncs_edits_and_stops_on_sigint(db_url: str, vault: Path)
     try:
         deadline = time.monotonic() + 90  # a hang guard; start-up is slow on a busy machine
         seen: list[str] = []
-        while not any(line.startswith("watching ") for line in seen):
+        while not any(" watching " in line for line in seen):
             left = deadline - time.monotonic()
             assert left > 0 and process.poll() is None, f"watch never got ready: {seen}"
             try:
@@ -180,14 +191,20 @@ def test_watch_process_syncs_edits_and_stops_on_sigint(db_url: str, vault: Path)
                 45,
                 "the edit to reach the database",
             )
-        process.send_signal(signal.SIGINT)
-        assert process.wait(timeout=30) == 0
+        process.send_signal(signum)
+        # Ctrl-C exits 130 and SIGTERM 143, as the README says (issue 13: it exited 0).
+        assert process.wait(timeout=30) == code
     finally:
         if process.poll() is None:
             process.kill()
             process.wait()
     reader.join(5)
-    rest = []
     while not lines.empty():
-        rest.append(lines.get_nowait())
-    assert not any("Traceback" in line for line in rest), "".join(rest)
+        seen.append(lines.get_nowait())
+    assert not any("Traceback" in line for line in seen), "".join(seen)
+    # One output format: every line is "HH:MM:SS message"; watchfiles' own log lines
+    # ("N changes detected") and logging's dated format are not mixed in.
+    assert [line for line in seen if not WATCH_LINE.match(line)] == [], "".join(seen)
+    assert not any("changes detected" in line or " INFO " in line for line in seen)
+    assert any(" written, " in line for line in seen[1:])  # the edit's sync was reported
+    assert seen[-1].rstrip("\n").endswith(f" {last}")

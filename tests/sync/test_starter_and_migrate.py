@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -14,6 +16,7 @@ from agent_roster.commands.migrate_config import migrate_config
 from agent_roster.store import Store
 from agent_roster.sync.engine import SyncEngine
 from agent_roster.sync.knowledge import STARTER_TAG
+from agent_roster.vault.loader import load_vault
 from agent_roster.vault.profile_parser import parse_profile
 
 from .helpers import QA, replace_in
@@ -138,7 +141,11 @@ def test_migrate_config_writes_then_is_idempotent(tmp_path: Path, config: Path) 
 
     report = migrate_config(config, vault)
 
-    assert report.written == ("agent-types/coding/profile.md", "agent-types/review/profile.md")
+    assert report.written == (
+        "mcp-servers/github.md",  # coding's inline server, so its name resolves
+        "agent-types/coding/profile.md",
+        "agent-types/review/profile.md",
+    )
     text = (vault / "agent-types/coding/profile.md").read_text(encoding="utf-8")
     parsed = parse_profile(text, path="agent-types/coding/profile.md", expected_id="coding")
     assert parsed.ok and parsed.profile is not None
@@ -163,6 +170,7 @@ def test_migrate_config_writes_then_is_idempotent(tmp_path: Path, config: Path) 
         "agent-types/coding/profile.md",
         "agent-types/review/profile.md",
     ]
+    assert load_vault(vault).diagnostics == ()  # every name resolves
     assert {p: p.read_bytes() for p in vault.rglob("*.md")} == files
 
 
@@ -222,3 +230,88 @@ def test_migrate_config_cli(
     clean.write_text(textwrap.dedent(CONFIG).split("  broken:")[0], encoding="utf-8")
     assert main(["--vault", str(vault), "migrate-config", str(clean)]) == 0
     assert main(["--vault", str(vault), "migrate-config", str(tmp_path / "nope.yaml")]) == 2
+
+
+LEGACY_SERVERS = """\
+agent_profiles:
+  coding:
+    name: Coding
+    mcp_servers:
+      github: {command: npx, args: ["-y", "@modelcontextprotocol/server-github"]}
+      broken: {command: 5}
+  review:
+    name: Review
+    mcp_servers:
+      github: {command: npx, args: ["-y", "@modelcontextprotocol/server-github"]}
+      docs: {url: "https://docs.example/mcp"}
+  lister:
+    name: Lister
+    mcp_servers: [github, nowhere]
+"""
+
+
+def test_migrate_config_migrates_the_servers_it_points_profiles_at(tmp_path: Path) -> None:
+    """Issue 13: a migrated profile never names a server the registry lacks. Inline servers
+    become registry files; a profile whose server cannot be migrated is not written, and the
+    diagnostic says exactly what to fix and what to run again."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    config = tmp_path / "config.yaml"
+    config.write_text(LEGACY_SERVERS, encoding="utf-8")
+    roster = str(Path(sys.executable).with_name("roster"))
+    done = subprocess.run(
+        [roster, "--vault", str(vault), "migrate-config", str(config), "--json"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 1, done.stderr
+    report = json.loads(done.stdout)
+    assert report["written"] == [
+        "mcp-servers/github.md",
+        "mcp-servers/docs.md",
+        "agent-types/review/profile.md",
+        "agent-types/lister/profile.md",
+    ]
+    [failed] = report["failed"]
+    [problem] = failed["diagnostics"]
+    assert failed["id"] == "coding" and (problem["line"], problem["column"]) == (6, 7)
+    assert problem["message"].startswith(
+        "agent_profiles.coding.mcp_servers.broken: not migrated ('command' must be a string)"
+    )
+    assert problem["hint"] == (
+        f"fix the server's settings in {config}, then run: "
+        f"roster --vault {vault} migrate-config {config}"
+    )
+    assert not (vault / "agent-types" / "coding").exists()
+    [warning] = report["warnings"]
+    assert "'nowhere' is not in the registry" in warning["message"]
+    assert warning["hint"].startswith(f"add it: roster --vault {vault} mcp add nowhere ")
+    # Every profile written names only servers the registry has (but the one warned about).
+    unknown = [d for d in load_vault(vault).diagnostics if d.code == "mcp-server-unknown"]
+    assert [d.message for d in unknown] == ["MCP server 'nowhere' is not in registry"]
+    # Following the hint: fix the server, run again; now coding is written too.
+    config.write_text(LEGACY_SERVERS.replace("{command: 5}", "{command: srv}"), encoding="utf-8")
+    again = migrate_config(config, vault)
+    assert again.failed == () and again.written == (
+        "mcp-servers/broken.md",
+        "agent-types/coding/profile.md",
+    )
+
+
+def test_migrate_config_never_points_at_a_conflicting_server(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    (vault / "mcp-servers").mkdir(parents=True)
+    (vault / "mcp-servers" / "github.md").write_text(
+        "---\nname: github\ntransport: stdio\ncommand: gh-mcp\n---\n", encoding="utf-8"
+    )
+    config = tmp_path / "config.yaml"
+    config.write_text(LEGACY_SERVERS, encoding="utf-8")
+    report = migrate_config(config, vault)
+    failed = dict(report.failed)
+    assert set(failed) == {"coding", "review"}
+    [conflict] = failed["review"]
+    assert conflict.hint.startswith(
+        "mcp-servers/github.md already defines a different 'github': make the two agree"
+    )
+    assert (vault / "mcp-servers" / "github.md").read_text(encoding="utf-8").count("gh-mcp") == 1

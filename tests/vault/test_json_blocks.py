@@ -70,18 +70,16 @@ def test_trailing_comma_is_reported_at_its_file_position() -> None:
         FENCE + "json",  # 10
         "{",  # 11
         '  "harness": {',  # 12
-        '    "opencode": {"steps": 40},',  # 13
-        "  }",  # 14: the decoder stops at this brace, column 3
+        '    "opencode": {"steps": 40},',  # 13: the trailing comma, column 30
+        "  }",  # 14
         "}",  # 15
         FENCE,  # 16
     )
     parsed = parse(text)
     d = one(parsed, "json-invalid")
-    assert (d.line, d.column) == (14, 3)
-    assert d.message == (
-        "invalid JSON in ## Config: Expecting property name enclosed in double quotes"
-    )
-    assert d.hint == "keys need double quotes, and the last item takes no trailing comma"
+    assert (d.line, d.column) == (13, 30)
+    assert d.message == "invalid JSON in ## Config: trailing comma before '}'"
+    assert d.hint == "the last item takes no trailing comma"
     assert parsed.profile is not None and parsed.profile.role == "Hi"
 
 
@@ -92,31 +90,37 @@ def test_trailing_comma_is_reported_at_its_file_position() -> None:
             '{"model": "m"\n "runtime": "acpx"}',
             8,
             2,
-            "Expecting ',' delimiter",
+            "expected ',' or '}' after a member",
             "a comma is missing between items, or a quote is not closed",
         ),
         (
             "{\n  // comment\n}",
             8,
             3,
-            "Expecting property name enclosed in double quotes",
-            "keys need double quotes, and the last item takes no trailing comma",
+            "expected a key in double quotes",
+            "keys need double quotes; comments are not JSON",
         ),
         (
             "{\"model\": 'm'}",
             7,
             11,
-            "Expecting value",
+            "expected a value",
             "write a JSON value here; comments and single quotes are not JSON",
         ),
         (
             "",
             8,
             1,
-            "Expecting value",  # end of the (empty) block: the closing fence
+            "expected a value",  # end of the (empty) block: the closing fence
             "write a JSON value here; comments and single quotes are not JSON",
         ),
-        ("{}\n{}", 8, 1, "Extra data", "check the JSON syntax near this position"),
+        (
+            "{}\n{}",
+            8,
+            1,
+            "more text after the JSON value",
+            "a block holds one JSON value: wrap several in [...] or remove the rest",
+        ),
     ],
 )
 def test_json_syntax_errors(payload: str, line: int, column: int, message: str, hint: str) -> None:

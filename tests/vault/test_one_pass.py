@@ -68,7 +68,7 @@ def test_a_broken_profile_yields_every_problem_at_its_place() -> None:
         (25, 30, "warning", "tool-duplicate"),  # Read again
         (25, 50, "warning", "tool-conflict"),  # Read denied too
         (28, 1, "error", "json-fence-untagged"),  # MCP Servers fence
-        (33, 19, "error", "json-invalid"),  # trailing comma in the npm list
+        (33, 18, "error", "json-invalid"),  # trailing comma in the npm list
         (35, 4, "error", "section-duplicate"),  # ## role
         (38, 1, "error", "fence-unclosed"),  # ```python
     ]
@@ -91,7 +91,7 @@ def test_whole_messages_of_the_broken_profile() -> None:
     assert by_place[(18, 26)].message == (
         "Config 'max_tokens_per_task' must be a positive integer, got true"
     )
-    assert by_place[(33, 19)].message == "invalid JSON in ## Install: Expecting value"
+    assert by_place[(33, 18)].message == "invalid JSON in ## Install: trailing comma before ']'"
     assert by_place[(35, 4)].message == "section '## role' appears again (first on line 9)"
 
 

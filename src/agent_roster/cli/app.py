@@ -2,7 +2,8 @@
 
 Exit codes: 0 success; 1 the command ran and found problems (validation errors, a profile
 with errors); 2 the request itself was wrong (usage, unknown id, unsafe name); 70 a bug
-(an unexpected exception); 130 interrupted.
+(an unexpected exception); 130 interrupted (Ctrl-C); 143 a long-running command (``watch``)
+stopped by SIGTERM after a clean shutdown.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ EXIT_PROBLEMS = 1
 EXIT_USAGE = 2
 EXIT_BUG = 70
 EXIT_INTERRUPTED = 130
+#: A long-running command (``watch``) stopped by SIGTERM, after a clean shutdown.
+EXIT_TERMINATED = 143
 
 
 class Settings:

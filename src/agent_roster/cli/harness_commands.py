@@ -139,6 +139,12 @@ def import_(
 @click.option("--project", metavar="PID", help="Render profiles as they apply in this project.")
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 when files on disk differ.")
 @click.option("--dry-run", is_flag=True, help="Write nothing; print a diff of what would change.")
+@click.option(
+    "--prune",
+    is_flag=True,
+    help="Delete files an earlier render wrote that this one no longer produces "
+    "(only those nobody edited since).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.argument("ids", nargs=-1, metavar="[ID]...")
 @pass_settings
@@ -150,11 +156,17 @@ def render(
     project: str | None,
     check: bool,
     dry_run: bool,
+    prune: bool,
     as_json: bool,
     ids: tuple[str, ...],
 ) -> int:
-    """Write each profile (all, or the IDs named) as the harness's native files."""
-    from agent_roster.commands.harness import UNCHANGED, render_agents
+    """Write each profile (all, or the IDs named) as the harness's native files.
+
+    Every file written is recorded with its hash in the output folder's
+    .roster-ledger.json; a file an earlier render wrote that this one no longer produces is
+    reported as stale (--check fails on it) and --prune deletes it, unless it was edited
+    since roster wrote it."""
+    from agent_roster.commands.harness import STALE, UNCHANGED, render_agents
 
     report = render_agents(
         settings.vault,
@@ -165,6 +177,7 @@ def render(
         project=project,
         check=check,
         dry_run=dry_run,
+        prune=prune,
     )
     if as_json:
         output.emit_json(report.to_dict())
@@ -173,7 +186,9 @@ def render(
         lines = []
         for item in report.files:
             if item.status != UNCHANGED:
-                lines.append(f"{would}{item.status:<9} {item.path}\n")
+                verb = "" if item.status == STALE else would
+                note = f" ({item.note})" if item.note else ""
+                lines.append(f"{verb}{item.status:<9} {item.path}{note}\n")
             if item.diff:
                 lines.append(item.diff)
         click.echo("".join(lines), nl=False)
@@ -223,6 +238,45 @@ def can(
     return EXIT_OK
 
 
+@click.command()
+@click.argument("path", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print the answer as JSON.")
+def why(path: str, as_json: bool) -> int:
+    """Which profile, harness and render wrote PATH, from the render ledger of the output
+    folder above it; and whether the file still holds what roster wrote.
+
+    Exit 2 when no ledger records PATH (roster did not write it)."""
+    from agent_roster.commands.ledger import why as lookup
+
+    found = lookup(path)
+    if as_json:
+        output.emit_json(found.to_dict())
+        return EXIT_OK
+    entry = found.entry
+    lines = [found.path]
+    for writer in entry.writers:
+        owner = f"profile {writer.profile}" if writer.profile else "every rendered agent"
+        project = f" --project {writer.project}" if writer.project else ""
+        lines.append(
+            f"  {owner}: roster {writer.roster} render --to {writer.harness} "
+            f"--scope {writer.scope}{project} of vault {writer.vault}, at {writer.rendered_at}"
+        )
+    if entry.merged:
+        lines.append(
+            "  roster merges its entries into this file and keeps the rest"
+            + ("" if entry.exclusive else "; it also holds content roster did not write")
+        )
+    state = {
+        "unchanged": "holds exactly what roster wrote",
+        "edited": "edited since roster wrote it (--prune never deletes it)",
+        "missing": "gone from disk",
+    }[found.state]
+    lines.append(f"  now: {state}")
+    lines.append(f"  ledger: {found.ledger}")
+    click.echo("\n".join(lines))
+    return EXIT_OK
+
+
 def register(group: click.Group) -> None:
-    for command in (discover, import_, render, can):
+    for command in (discover, import_, render, can, why):
         group.add_command(command)

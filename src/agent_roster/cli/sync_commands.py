@@ -4,14 +4,24 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import signal
 import sys
+import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import click
 
 from agent_roster.cli import output
-from agent_roster.cli.app import EXIT_OK, EXIT_PROBLEMS, Settings, pass_settings
+from agent_roster.cli.app import (
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_PROBLEMS,
+    EXIT_TERMINATED,
+    Settings,
+    pass_settings,
+)
 
 
 def _summary(report: object) -> str:
@@ -62,24 +72,75 @@ def sync(settings: Settings, prune: bool, as_json: bool) -> int:
 )
 @pass_settings
 def watch(settings: Settings, settle_ms: int) -> int:
-    """Sync, then keep the database in step with every saved change (Ctrl-C stops)."""
+    """Sync, then keep the database in step with every saved change.
+
+    One line per event on stderr: the time, then what happened (problems start with
+    "warning:" or "error:"). Ctrl-C stops it with exit 130, SIGTERM with 143."""
     from agent_roster.commands.sync import watch_vault
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
-    logging.getLogger("alembic").setLevel(logging.WARNING)  # migration chatter is not news
+    stop = threading.Event()
+    stopped_by: list[int] = []
 
-    def report(result: object) -> None:
-        click.echo(f"{time.strftime('%H:%M:%S')} {_summary(result)}", err=True)
+    def terminate(signum: int, _frame: object) -> None:
+        stopped_by.append(signum)
+        stop.set()  # the watch loop sees it within its poll interval and ends cleanly
 
-    with contextlib.suppress(KeyboardInterrupt):
-        watch_vault(
-            settings.vault,
-            settings.db,
-            on_report=report,
-            settle_ms=settle_ms,
-            on_ready=lambda: click.echo(f"watching {settings.vault}", err=True),
-        )
-    return EXIT_OK
+    with _watch_log() as log:
+        previous = signal.signal(signal.SIGTERM, terminate)
+        try:
+            watch_vault(
+                settings.vault,
+                settings.db,
+                stop=stop,
+                on_report=lambda result: log.info(_summary(result)),
+                settle_ms=settle_ms,
+                on_ready=lambda: log.info(f"watching {settings.vault}"),
+            )
+        except KeyboardInterrupt:
+            log.info("stopped (interrupted)")
+            return EXIT_INTERRUPTED
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+        log.info("stopped (terminated)" if stopped_by else "stopped")
+    return EXIT_TERMINATED if stopped_by else EXIT_OK
+
+
+class _WatchFormatter(logging.Formatter):
+    """``roster watch``'s one line format: ``HH:MM:SS message``; a warning or an error
+    says so before the message (issue 13: watchfiles' own lines and a second timestamp
+    format used to be mixed in)."""
+
+    def __init__(self) -> None:
+        super().__init__(datefmt="%H:%M:%S")
+
+    def format(self, record: logging.LogRecord) -> str:
+        text = record.getMessage()
+        if record.levelno >= logging.WARNING:
+            text = f"{record.levelname.lower()}: {text}"
+        line = f"{self.formatTime(record, self.datefmt)} {text}"
+        if record.exc_info:
+            line += "\n" + self.formatException(record.exc_info)
+        return line
+
+
+@contextlib.contextmanager
+def _watch_log() -> Iterator[logging.Logger]:
+    """Route every log line of the watch through one handler and format: roster's own at
+    INFO, everybody else's (watchfiles, alembic) only when it is a warning or worse."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_WatchFormatter())
+    root = logging.getLogger()
+    ours = logging.getLogger("agent_roster")
+    handlers, root_level, our_level = root.handlers[:], root.level, ours.level
+    root.handlers[:] = [handler]
+    root.setLevel(logging.WARNING)
+    ours.setLevel(logging.INFO)
+    try:
+        yield logging.getLogger("agent_roster.cli.watch")
+    finally:
+        root.handlers[:] = handlers
+        root.setLevel(root_level)
+        ours.setLevel(our_level)
 
 
 @click.command()
@@ -140,6 +201,7 @@ def migrate_config(settings: Settings, config: Path, as_json: bool) -> int:
         for profile_id, found in report.failed:
             click.echo(f"failed   {profile_id}:")
             output.print_diagnostics(found, "text", sys.stdout)
+        output.print_diagnostics(report.warnings, "text", sys.stdout)
     return EXIT_PROBLEMS if report.failed else EXIT_OK
 
 

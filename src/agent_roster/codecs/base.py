@@ -71,6 +71,14 @@ class NativeFile(msgspec.Struct, frozen=True, kw_only=True):
     path: str
     content: str
     mode: int = 0o644
+    #: The profile this file belongs to (its agent file); ``""`` for a file every rendered
+    #: agent shares. The render ledger records it (``roster why``), and a profile's file
+    #: becomes stale only when that profile is gone or renders without it.
+    profile: str = ""
+    #: The file is merged into one the user may edit too (an MCP or settings file): the
+    #: codec keeps every key it does not own, so ``--prune`` never deletes it while it
+    #: holds anything roster did not write.
+    merged: bool = False
 
 
 #: Reads the current text of a file relative to the output folder, or ``None`` when it does

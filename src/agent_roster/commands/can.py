@@ -14,7 +14,7 @@ from typing import NamedTuple
 from agent_roster.codecs.permissions import Decision, SourcedRule, effective_rules, evaluate
 from agent_roster.codecs.tool_names import opencode_key
 from agent_roster.commands.project_profiles import show_effective_profile
-from agent_roster.diagnostics import did_you_mean
+from agent_roster.diagnostics import did_you_mean, list_profiles_hint
 from agent_roster.errors import InvalidDocumentError, NotFoundError, UsageError
 from agent_roster.model.profile import AgentProfile
 from agent_roster.resolve.config import RosterConfig, load_config
@@ -98,7 +98,7 @@ def _effective(
         known = [pid for scope, pid in snapshot.profiles if scope is None]
         raise NotFoundError(
             f"no profile {profile_id!r} in vault {vault}",
-            hint=did_you_mean(profile_id, known) or "list them with 'roster validate'",
+            hint=did_you_mean(profile_id, known) or list_profiles_hint(),
         )
     if not parsed.ok:
         raise InvalidDocumentError(f"the profile {profile_id!r} has errors", parsed.diagnostics)

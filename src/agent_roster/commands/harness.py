@@ -5,11 +5,14 @@ Profiles are rendered *effective* (``extends`` and the project override merged, 
 fallback, not part of the profile a user wrote, and freezing them into another harness's
 files would make that harness ignore its own defaults. A codec computes the files; this
 module decides what happens to them: written (atomically, only when the content changed),
-compared (``--check``) or shown as a diff (``--dry-run``).
+compared (``--check``) or shown as a diff (``--dry-run``), and recorded in the output root's
+render ledger, which finds the files an earlier render wrote that this one no longer
+produces (``commands/ownership.py``; ``--prune`` deletes them).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -19,14 +22,20 @@ import msgspec
 
 from agent_roster.codecs import get_codec
 from agent_roster.codecs.base import Codec, Loss, RenderRequest, Scope
+from agent_roster.commands.ledger import locked
 from agent_roster.commands.output_folder import (
     CREATED,
+    KEPT,
+    REMOVED,
+    STALE,
     UNCHANGED,
     UPDATED,
     FileResult,
     OutputFolder,
+    Record,
 )
-from agent_roster.diagnostics import Diagnostic, did_you_mean
+from agent_roster.commands.ownership import Ownership
+from agent_roster.diagnostics import Diagnostic, did_you_mean, list_profiles_hint
 from agent_roster.errors import NotFoundError, UsageError, VaultError
 from agent_roster.known_tools import DEFAULT_EMBEDDED_COMMANDS, DEFAULT_EMBEDDED_SERVER
 from agent_roster.model.mcp import McpServer
@@ -40,6 +49,9 @@ from agent_roster.vault.paths import check_segment
 
 __all__ = [
     "CREATED",
+    "KEPT",
+    "REMOVED",
+    "STALE",
     "UNCHANGED",
     "UPDATED",
     "EffectiveSet",
@@ -62,6 +74,9 @@ class EffectiveSet(NamedTuple):
     embedded: str = DEFAULT_EMBEDDED_SERVER
     #: Its command names: the catalog plus roster.toml's ``commands``.
     commands: frozenset[str] = DEFAULT_EMBEDDED_COMMANDS
+    #: Every profile id the vault has, in any scope, valid or not: a rendered file whose
+    #: profile is among them is not stale merely because it was not rendered this time.
+    present: frozenset[str] = frozenset()
 
 
 def load_effective(
@@ -91,7 +106,7 @@ def load_effective(
     if missing:
         raise NotFoundError(
             f"no profile {missing[0]!r} in the vault",
-            hint=did_you_mean(missing[0], visible) or "list them with 'roster validate'",
+            hint=did_you_mean(missing[0], visible) or list_profiles_hint(project),
         )
     profiles: list[AgentProfile] = []
     by_name: dict[str, McpServer] = {}
@@ -110,12 +125,14 @@ def load_effective(
         profiles.append(found.profile)
         for server in found.servers:
             by_name.setdefault(server.name, server)
+    present = frozenset(pid for _, pid in snapshot.profiles)
     return EffectiveSet(
         tuple(profiles),
         by_name,
         tuple(problems),
         config.embedded.name,
         config.embedded.command_names,
+        present,
     )
 
 
@@ -140,7 +157,9 @@ class RenderReport(NamedTuple):
     def to_dict(self) -> dict[str, object]:
         return {
             "files": [
-                {"harness": f.harness, "path": f.path, "status": f.status} for f in self.files
+                {"harness": f.harness, "path": f.path, "status": f.status}
+                | ({"note": f.note} if f.note else {})
+                for f in self.files
             ],
             "losses": [loss.to_dict() for loss in self.losses],
             "diagnostics": [d.to_dict() for d in self.diagnostics],
@@ -165,8 +184,11 @@ def render_agents(
     project: str | None = None,
     check: bool = False,
     dry_run: bool = False,
+    prune: bool = False,
 ) -> RenderReport:
-    """Render the vault's profiles (all, or ``ids``) for each harness under ``out``."""
+    """Render the vault's profiles (all, or ``ids``) for each harness under ``out``, and
+    report the files earlier renders wrote that this one no longer produces (``prune``:
+    delete those still exactly as roster wrote them)."""
     try:
         scope = Scope(scope)
     except ValueError:
@@ -178,8 +200,11 @@ def render_agents(
     # A render is a bulk job: hundreds of thousands of short-lived acyclic objects, which
     # reference counting frees, while the collector would walk the loaded vault over and
     # over (see paused_gc).
-    with paused_gc():
-        return _render(vault, codecs, scope, base, ids, project, check=check, dry_run=dry_run)
+    writes = not (check or dry_run)
+    with locked(base) if writes else contextlib.nullcontext(), paused_gc():
+        return _render(
+            vault, codecs, scope, base, ids, project, check=check, dry_run=dry_run, prune=prune
+        )
 
 
 def _render(
@@ -192,6 +217,7 @@ def _render(
     *,
     check: bool,
     dry_run: bool,
+    prune: bool,
 ) -> RenderReport:
     effective = load_effective(vault, ids, project=project)
     request = RenderRequest(
@@ -202,11 +228,14 @@ def _render(
         embedded_commands=effective.commands,
     )
     folder = OutputFolder(base)
+    owned = Ownership(
+        folder, vault, scope.value, project=project, prune=prune, write=not (check or dry_run)
+    )
 
     def run(codec: Codec, part: RenderRequest) -> _Outcome:
         rendering = codec.render(part, folder.read)
-        written = folder.apply(codec.name, rendering.files, check=check, dry_run=dry_run)
-        return _Outcome(tuple(written), rendering.losses, rendering.diagnostics)
+        written, records = folder.apply(codec.name, rendering.files, check=check, dry_run=dry_run)
+        return _Outcome(tuple(written), rendering.losses, rendering.diagnostics, tuple(records))
 
     outcomes: dict[str, list[_Outcome]] = {}
     split = [c for c in codecs if c.partitioned]
@@ -239,9 +268,21 @@ def _render(
         codec_files = [f for outcome in found for f in outcome.files]
         if len({f.path for f in codec_files}) != len(codec_files):
             raise VaultError(f"the {codec.name} codec produced a file twice")
+        codec_diagnostics = [d for outcome in found for d in outcome.diagnostics]
+        stale, notes = owned.settle(
+            codec.name,
+            [r for outcome in found for r in outcome.records],
+            present=effective.present,
+            named=ids,
+            failed=any(d.is_error for d in codec_diagnostics),
+        )
+        if notes:
+            codec_files = [f._replace(note=notes.get(f.path, f.note)) for f in codec_files]
         files.extend(codec_files)
+        files.extend(stale)
         losses.extend(loss for outcome in found for loss in outcome.losses)
-        diagnostics.extend(d for outcome in found for d in outcome.diagnostics)
+        diagnostics.extend(codec_diagnostics)
+    owned.save()
     return RenderReport(tuple(files), tuple(losses), tuple(diagnostics), check, dry_run)
 
 
@@ -251,6 +292,7 @@ class _Outcome(msgspec.Struct, frozen=True, array_like=True):
     files: tuple[FileResult, ...]
     losses: tuple[Loss, ...]
     diagnostics: tuple[Diagnostic, ...]
+    records: tuple[Record, ...]
 
 
 _ENCODER = msgspec.msgpack.Encoder()

@@ -4,6 +4,14 @@ Seed 001 "Backward Compatibility": profiles once lived in config.yaml. Each entr
 ``agent-types/<id>/profile.md``. A file that already exists is never touched (hand-written
 files win), so the migration is idempotent; every entry is reported as written, skipped (and
 why) or failed (with the diagnostics of the markdown it would have produced).
+
+A profile names its MCP servers; seed 001's entries may define them inline
+(``mcp_servers: {name: {command...}}``). Those become registry files in the same run (the
+rules of ``migrate-mcp``), so the profile written never points at a server the registry
+lacks (issue 13): when one cannot be migrated (malformed, or a different server of that name
+is already there), the profile is not written and its diagnostic says what to fix and what
+to run again. A name given without its config that the registry lacks is a warning, with
+the command that adds it.
 """
 
 from __future__ import annotations
@@ -16,7 +24,8 @@ from typing import Any, NamedTuple
 import msgspec
 import yaml
 
-from agent_roster.diagnostics import Diagnostic
+from agent_roster.commands.migrate_mcp import InlineMigration
+from agent_roster.diagnostics import Diagnostic, Severity, make
 from agent_roster.errors import UsageError
 from agent_roster.model.profile import AgentProfile, InstallManifest, PromptSection, Runtime
 from agent_roster.vault.paths import VaultLayout, segment_problem
@@ -43,9 +52,12 @@ _KNOWN = {
 
 
 class MigrationReport(NamedTuple):
+    #: Vault files written: registry entries (``mcp-servers/<name>.md``) and profiles.
     written: tuple[str, ...]
     skipped: tuple[tuple[str, str], ...]
     failed: tuple[tuple[str, tuple[Diagnostic, ...]], ...]
+    #: Warnings about profiles that were written (a server name the registry lacks).
+    warnings: tuple[Diagnostic, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -54,6 +66,7 @@ class MigrationReport(NamedTuple):
             "failed": [
                 {"id": i, "diagnostics": [d.to_dict() for d in ds]} for i, ds in self.failed
             ],
+            "warnings": [d.to_dict() for d in self.warnings],
         }
 
 
@@ -122,9 +135,11 @@ def migrate_config(
         raise UsageError(f"{path}: 'agent_profiles' must map profile ids to settings")
     layout = VaultLayout(vault)
     lines = _entry_positions(path.read_text(encoding="utf-8"))
+    servers = InlineMigration(vault, dry_run=False)
     written: list[str] = []
     skipped: list[tuple[str, str]] = []
     failed: list[tuple[str, tuple[Diagnostic, ...]]] = []
+    warnings: list[Diagnostic] = []
     for profile_id, entry in section.items():
         problem = segment_problem(profile_id)
         if problem is not None:
@@ -162,9 +177,39 @@ def migrate_config(
                 )
             )
             continue
+        inline = entry.get("mcp_servers")
+        unresolved: list[Diagnostic] = []
+        for name, config in inline.items() if isinstance(inline, dict) else ():
+            before = len(servers.failed)
+            source = f"{path.name} agent_profiles.{profile_id}.mcp_servers"
+            reason = servers.entry(source, name, config, None)
+            if reason is None:
+                continue
+            detail = servers.failed[-1][1] if len(servers.failed) > before else reason
+            line, column = lines.get((profile_id, name), lines.get(profile_id, (1, 1)))
+            unresolved.append(
+                make(
+                    "mcp-server-unknown",
+                    f"agent_profiles.{profile_id}.mcp_servers.{name}: not migrated ({detail}); "
+                    f"{rel} was not written, so that no profile names a server the registry "
+                    "lacks",
+                    path=path.as_posix(),
+                    line=line,
+                    column=column,
+                    severity=Severity.ERROR,
+                    hint=_fix_hint(reason, name, path, os.fspath(vault)),
+                )
+            )
+        if unresolved:
+            failed.append((profile_id, tuple(unresolved)))
+            continue
         write_in_vault(layout, target, text)
+        if isinstance(inline, list):
+            warnings.extend(_unknown(layout, servers.embedded, profile_id, inline, path, lines))
         written.append(rel)
-    return MigrationReport(tuple(written), tuple(skipped), tuple(failed))
+    written[:0] = servers.written  # the registry files first: the profiles name them
+    skipped[:0] = servers.skipped
+    return MigrationReport(tuple(written), tuple(skipped), tuple(failed), tuple(warnings))
 
 
 def _servers(entry: dict[str, Any]) -> list[Any]:
@@ -172,15 +217,66 @@ def _servers(entry: dict[str, Any]) -> list[Any]:
     return list(servers) if isinstance(servers, dict | list) else []
 
 
-def _entry_positions(text: str) -> dict[str, tuple[int, int]]:
+def _fix_hint(reason: str, name: str, config: Path, vault: str) -> str:
+    if reason.startswith("conflict"):
+        fix = (
+            f"mcp-servers/{name}.md already defines a different {name!r}: make the two agree "
+            f"(or rename the server in {config})"
+        )
+    elif reason.endswith("has errors"):
+        fix = f"fix mcp-servers/{name}.md ('roster validate' names its problems)"
+    else:
+        fix = f"fix the server's settings in {config}"
+    return f"{fix}, then run: roster --vault {vault} migrate-config {config}"
+
+
+def _unknown(
+    layout: VaultLayout,
+    embedded: str,
+    profile_id: str,
+    names: list[Any],
+    config: Path,
+    lines: dict[str | tuple[str, str], tuple[int, int]],
+) -> list[Diagnostic]:
+    """A warning per listed server name the registry does not have."""
+    found = []
+    for name in names:
+        name = str(name)
+        if name == embedded or segment_problem(name) is not None:
+            continue
+        if layout.mcp_server_path(name, None).is_file():
+            continue
+        line, column = lines.get(profile_id, (1, 1))
+        found.append(
+            make(
+                "mcp-server-unknown",
+                f"agent_profiles.{profile_id}.mcp_servers: {name!r} is not in the registry "
+                f"(config.yaml names it without its settings)",
+                path=config.as_posix(),
+                line=line,
+                column=column,
+                hint=f"add it: roster --vault {layout.root} mcp add {name} --command CMD "
+                "--arg ARG... (or --url URL)",
+            )
+        )
+    return found
+
+
+def _entry_positions(text: str) -> dict[str | tuple[str, str], tuple[int, int]]:
     """Line and column of each ``agent_profiles`` entry, so failures point into config.yaml."""
     node = yaml.compose(text, Loader=yaml.SafeLoader)
-    positions: dict[str, tuple[int, int]] = {}
+    positions: dict[str | tuple[str, str], tuple[int, int]] = {}
     if not isinstance(node, yaml.MappingNode):
         return positions
     for key, value in node.value:
         if key.value == "agent_profiles" and isinstance(value, yaml.MappingNode):
-            for entry_key, _ in value.value:
+            for entry_key, entry in value.value:
                 mark = entry_key.start_mark
                 positions[str(entry_key.value)] = (mark.line + 1, mark.column + 1)
+                for field, servers in entry.value if isinstance(entry, yaml.MappingNode) else ():
+                    if field.value == "mcp_servers" and isinstance(servers, yaml.MappingNode):
+                        for server_key, _ in servers.value:
+                            mark = server_key.start_mark
+                            where = (str(entry_key.value), str(server_key.value))
+                            positions[where] = (mark.line + 1, mark.column + 1)
     return positions

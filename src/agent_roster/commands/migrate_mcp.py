@@ -107,7 +107,11 @@ def from_inline(name: str, config: Any) -> McpServer | str:
     )
 
 
-class _Run:
+class InlineMigration:
+    """One migration run: inline configs put into the registry (``entry``), profiles patched
+    to names (``profile``), and what was written, skipped and failed; ``migrate-config``
+    uses ``entry`` for the servers of the profiles it writes."""
+
     def __init__(self, vault: str | os.PathLike[str], dry_run: bool) -> None:
         self.layout = VaultLayout(vault)
         self.embedded = load_config(vault).config.embedded.name
@@ -259,7 +263,7 @@ def migrate_mcp(
     dry_run: bool = False,
 ) -> McpMigration:
     """Migrate every profile's inline ``## MCP Servers`` (and config.yaml's) into files."""
-    run = _Run(vault, dry_run)
+    run = InlineMigration(vault, dry_run)
     if config is not None:
         run.config_yaml(Path(config))
     for scanned in run.layout.iter_entries():

@@ -34,7 +34,7 @@ from agent_roster.commands.project_files import (
     remove_file,
     seed_text,
 )
-from agent_roster.diagnostics import Diagnostic, did_you_mean
+from agent_roster.diagnostics import Diagnostic, did_you_mean, list_profiles_hint
 from agent_roster.errors import InvalidDocumentError, NotFoundError, UsageError
 from agent_roster.model.mcp import McpServer
 from agent_roster.model.profile import AgentProfile
@@ -318,8 +318,7 @@ def show_effective_profile(
             )
         raise NotFoundError(
             f"no profile {agent_type!r} in project {project!r} or the system",
-            hint=did_you_mean(agent_type, _system_ids(layout))
-            or "list them with 'roster validate'",
+            hint=did_you_mean(agent_type, _system_ids(layout)) or list_profiles_hint(project),
         )
     status = _status(found.has_system, found.has_override)
     # found.warnings covers the extends chain and MCP names the registry lacks.

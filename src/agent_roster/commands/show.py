@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import NamedTuple
 
-from agent_roster.diagnostics import Diagnostic, did_you_mean
+from agent_roster.diagnostics import Diagnostic, did_you_mean, list_profiles_hint
 from agent_roster.errors import NotFoundError
 from agent_roster.known_tools import KnownTools
 from agent_roster.model.profile import AgentProfile
@@ -61,7 +61,7 @@ def show_profile(
             return ShownProfile(None, tuple(why))
         where = f" in project {project!r}" if project else ""
         hint = did_you_mean(profile_id, profile_ids) or (
-            f"create {rel}, or run 'roster validate' to list what the vault holds"
+            f"create {rel}, or " + list_profiles_hint(project)
         )
         raise NotFoundError(f"no profile {profile_id!r}{where} in vault {layout.root}", hint=hint)
     raw = read_bytes(target, problems)

@@ -12,6 +12,7 @@ import logging
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+from agent_roster.diagnostics import list_profiles_hint
 from agent_roster.errors import NotFoundError
 from agent_roster.model.mcp import McpServer
 from agent_roster.model.profile import AgentProfile
@@ -80,7 +81,8 @@ def resolve(
         if found is None:
             raise NotFoundError(
                 f"no profile {profile!r}" + (f" in project {project!r}" if project else ""),
-                hint="check the id with 'roster validate'",
+                hint=list_profiles_hint(project)
+                + ("; a profile added since the last 'roster sync' is not in the database yet"),
             )
         return _finish(EXPLICIT, profile, project, task, found, ())
     warnings: list[str] = []

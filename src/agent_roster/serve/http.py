@@ -59,8 +59,17 @@ def _endpoint(context: RosterContext, command: Command) -> Callable[[Request], A
             result = await anyio.to_thread.run_sync(command.function, context, params)
         except json.JSONDecodeError as exc:
             from agent_roster.errors import UsageError
+            from agent_roster.vault.json_syntax import json_problem
 
-            return _error_response(UsageError(f"the request body is not JSON: {exc.msg}"))
+            # Our own words and place, not CPython's (they differ between versions).
+            found = json_problem(exc.doc, exc.pos)
+            return _error_response(
+                UsageError(
+                    f"the request body is not JSON: {found.message} at line {found.line} "
+                    f"column {found.column}",
+                    hint=found.hint,
+                )
+            )
         except Exception as exc:  # the boundary: every error becomes the one payload
             return _error_response(exc)
         return JSONResponse(encode(result))

@@ -14,6 +14,7 @@ from typing import Any
 import msgspec
 
 from agent_roster.vault.document import Reporter
+from agent_roster.vault.json_syntax import JsonSyntaxError, json_syntax_error
 from agent_roster.vault.jsonblock import JsonBlock, find_token
 from agent_roster.vault.markdown import Section
 
@@ -96,13 +97,12 @@ def read_json_block(text: str, section: Section, r: Reporter) -> JsonBlock | Non
     try:
         value = json.loads(content, object_pairs_hook=pairs, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:
-        r.add(
-            "json-invalid",
-            f"invalid JSON in {label}: {exc.msg}",
-            fence.content_line + exc.lineno - 1,
-            exc.colno,
-            _json_hint(exc),
+        # Our own message and position, never CPython's (they change between versions).
+        found = json_syntax_error(content) or JsonSyntaxError(
+            exc.pos, "not valid JSON", "check the JSON syntax near this position"
         )
+        line, column = JsonBlock(content, fence.content_line, None).line_column(found.offset)
+        r.add("json-invalid", f"invalid JSON in {label}: {found.message}", line, column, found.hint)
         return None
     except (ValueError, RecursionError) as exc:
         # parse_constant's NaN/Infinity, a number too long to convert, or deep nesting:
@@ -194,13 +194,3 @@ class _ConstantError(ValueError):
 
 def _reject_constant(name: str) -> Any:
     raise _ConstantError(f"{name} is not valid JSON")
-
-
-def _json_hint(exc: json.JSONDecodeError) -> str:
-    if "property name" in exc.msg:
-        return "keys need double quotes, and the last item takes no trailing comma"
-    if "delimiter" in exc.msg:
-        return "a comma is missing between items, or a quote is not closed"
-    if exc.msg.startswith("Expecting value"):
-        return "write a JSON value here; comments and single quotes are not JSON"
-    return "check the JSON syntax near this position"

@@ -29,6 +29,7 @@ from agent_roster.codecs.native_md import (
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.profile import NativeForm
 from agent_roster.vault.frontmatter import Mark, read_frontmatter
+from agent_roster.vault.json_syntax import json_problem
 
 AGENT_FILE = "AGENT.md"
 SIDECAR = "mcp.json"
@@ -203,13 +204,14 @@ def read_sidecar(text: str, where: str, out: list[Diagnostic]) -> dict[str, dict
     try:
         root = json.loads(text)
     except json.JSONDecodeError as exc:
+        found = json_problem(text, exc.pos)
         out.append(
             harness_diagnostic(
                 "harness-invalid",
-                f'config: decode MCP JSON "{where}": {exc.msg}',
+                f'config: decode MCP JSON "{where}": {found.message}',
                 path=where,
-                line=exc.lineno,
-                column=exc.colno,
+                line=found.line,
+                column=found.column,
                 hint=_WHOLE_LOAD,
             )
         )
@@ -341,7 +343,10 @@ def _parse_error(name: str, text: str) -> str | None:
             json.loads(text)
         else:
             tomllib.loads(text)
-    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
+    except json.JSONDecodeError as exc:
+        found = json_problem(text, exc.pos)
+        return f"{found.message} (line {found.line} column {found.column})"
+    except tomllib.TOMLDecodeError as exc:
         return str(exc)
     return None
 

@@ -244,12 +244,12 @@ def render_profile(
     refusals = _self_check(pid, agent_path, content, sidecar_path, sidecar_text)
     if refusals:
         return [], losses, refusals
-    files.append(NativeFile(path=agent_path, content=content))
+    files.append(NativeFile(path=agent_path, content=content, profile=pid))
     if sidecar or existing(sidecar_path) is not None:
         # An empty map replaces a stale sidecar, whose servers AGH would otherwise still load.
-        files.append(NativeFile(path=sidecar_path, content=sidecar_text))
+        files.append(NativeFile(path=sidecar_path, content=sidecar_text, profile=pid))
     for rel, text in capabilities.items():
-        files.append(NativeFile(path=f"{folder}/{rel}", content=text))
+        files.append(NativeFile(path=f"{folder}/{rel}", content=text, profile=pid))
     return files, losses, []
 
 

@@ -258,7 +258,7 @@ class ClaudeCodec:
             lambda text: read_text(text, path),
             body,
         )
-        return NativeFile(path=path, content=content)
+        return NativeFile(path=path, content=content, profile=profile.id)
 
     def _permission_losses(
         self, profile: AgentProfile, perms: ClaudePermissions, out: list[Loss]

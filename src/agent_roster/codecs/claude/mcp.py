@@ -23,6 +23,7 @@ from agent_roster.codecs.native_md import harness_diagnostic
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.mcp import McpServer, Transport
 from agent_roster.model.profile import AgentProfile
+from agent_roster.vault.json_syntax import json_problem
 
 
 class Dialect(NamedTuple):
@@ -194,13 +195,14 @@ def load_json_object(text: str, path: str, out: list[Diagnostic], title: str) ->
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
+        problem = json_problem(text, exc.pos)
         out.append(
             harness_diagnostic(
                 "harness-invalid",
-                f"{title} cannot parse {path}: {exc.msg}",
+                f"{title} cannot parse {path}: {problem.message}",
                 path=path,
-                line=exc.lineno,
-                column=exc.colno,
+                line=problem.line,
+                column=problem.column,
                 hint="fix the JSON; the harness skips the whole file",
             )
         )
@@ -355,4 +357,6 @@ def render_mcp_file(
     if not entries:
         return None
     merged = merge_into(existing(path), path, entries, dialect, diagnostics)
-    return None if merged is None else NativeFile(path=path, content=merged, mode=mode)
+    if merged is None:
+        return None
+    return NativeFile(path=path, content=merged, mode=mode, merged=True)

@@ -130,12 +130,16 @@ class CodexCodec:
             if rendered is None:
                 continue
             content, tables = rendered
-            files.append(NativeFile(path=f"{AGENTS_DIR}/{profile.id}.toml", content=content))
+            files.append(
+                NativeFile(
+                    path=f"{AGENTS_DIR}/{profile.id}.toml", content=content, profile=profile.id
+                )
+            )
             servers.update(tables)
         if servers:
             config = merge_config(existing(CONFIG_FILE), servers, out)
             if config is not None:
-                files.append(NativeFile(path=CONFIG_FILE, content=config))
+                files.append(NativeFile(path=CONFIG_FILE, content=config, merged=True))
         return Rendering(files=tuple(files), losses=tuple(losses), diagnostics=tuple(out))
 
 

@@ -171,7 +171,7 @@ class CopilotCodec:
             lambda text: read_text(text, path, profile.id),
             body,
         )
-        return NativeFile(path=path, content=content)
+        return NativeFile(path=path, content=content, profile=profile.id)
 
     def _tools(
         self,

@@ -179,7 +179,7 @@ class CursorCodec:
             lambda text: self.read_text(text, path),
             body,
         )
-        return NativeFile(path=path, content=content)
+        return NativeFile(path=path, content=content, profile=profile.id)
 
     # --- discover -----------------------------------------------------------------------
 

@@ -186,7 +186,7 @@ class DefectCodec:
             diagnostics.extend(out_diags)
         if native_servers:
             merged = mcp.merge_config(existing(config_path), native_servers)
-            files.append(NativeFile(path=config_path, content=merged))
+            files.append(NativeFile(path=config_path, content=merged, merged=True))
         return Rendering(files=tuple(files), losses=tuple(losses), diagnostics=tuple(diagnostics))
 
 

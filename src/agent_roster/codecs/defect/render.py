@@ -232,8 +232,8 @@ def render_profile(
         )
     return (
         [
-            NativeFile(path=f"{folder}/{CONFIG}", content=text),
-            NativeFile(path=f"{folder}/{prompt_file}", content=prompt + tail),
+            NativeFile(path=f"{folder}/{CONFIG}", content=text, profile=pid),
+            NativeFile(path=f"{folder}/{prompt_file}", content=prompt + tail, profile=pid),
         ],
         losses,
         [],

@@ -135,13 +135,13 @@ class GeminiCodec:
                 rendered = keep_native(
                     profile.native.get(self.name), rendered, partial(read_text, path=path)
                 )
-                files.append(NativeFile(path=path, content=rendered))
+                files.append(NativeFile(path=path, content=rendered, profile=profile.id))
                 for name in profile.mcp_servers:
                     entries[name] = settings_entry(request.servers[name])
         if entries:
             merged = merge_settings(existing(SETTINGS_FILE), entries, out)
             if merged is not None:
-                files.append(NativeFile(path=SETTINGS_FILE, content=merged))
+                files.append(NativeFile(path=SETTINGS_FILE, content=merged, merged=True))
         return Rendering(files=tuple(files), losses=tuple(losses), diagnostics=tuple(out))
 
 

@@ -25,6 +25,7 @@ from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.mcp import McpServer, Transport
 from agent_roster.model.profile import NativeForm
 from agent_roster.vault.frontmatter import Mark
+from agent_roster.vault.json_syntax import json_problem
 
 SLUG = re.compile(r"^[a-z0-9-_]+$")
 LOCAL_KEYS = (
@@ -303,16 +304,23 @@ def read_settings(path: Path, out: list[Diagnostic]) -> dict[str, Any]:
     """A ``settings.json`` as a mapping (empty when absent or unreadable, with a warning)."""
     if not path.is_file():
         return {}
+    line = column = 1
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        data = json.loads(text)
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        problem = str(exc)
+        if isinstance(exc, json.JSONDecodeError):
+            found = json_problem(text, exc.pos)
+            line, column = found.line, found.column
+            problem = f"{found.message} at line {line} column {column}"
         out.append(
             harness_diagnostic(
                 "harness-invalid",
-                f"Error in {path}: {exc}",
+                f"Error in {path}: {problem}",
                 path=str(path),
-                line=getattr(exc, "lineno", 1),
-                column=getattr(exc, "colno", 1),
+                line=line,
+                column=column,
                 hint="Gemini CLI reports invalid settings at startup and ignores them",
                 warning=True,
             )

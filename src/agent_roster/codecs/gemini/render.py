@@ -31,6 +31,7 @@ from agent_roster.codecs.tool_names import (
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.mcp import McpServer, Transport
 from agent_roster.model.profile import AgentProfile, PermissionAction
+from agent_roster.vault.json_syntax import json_problem
 
 AGENTS_DIR = ".gemini/agents"
 SETTINGS_FILE = ".gemini/settings.json"
@@ -249,14 +250,16 @@ def merge_settings(
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
+            problem = json_problem(text, exc.pos)
             out.append(
                 harness_diagnostic(
                     "render-unsupported",
-                    f"cannot merge MCP servers into {SETTINGS_FILE}: {exc} (comments are not "
-                    "kept by a JSON merge, so roster leaves the file alone)",
+                    f"cannot merge MCP servers into {SETTINGS_FILE}: {problem.message} at line "
+                    f"{problem.line} column {problem.column} (comments are not kept by a JSON "
+                    "merge, so roster leaves the file alone)",
                     path=SETTINGS_FILE,
-                    line=exc.lineno,
-                    column=exc.colno,
+                    line=problem.line,
+                    column=problem.column,
                     hint="remove comments or fix the JSON, then render again",
                 )
             )

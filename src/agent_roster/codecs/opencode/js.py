@@ -15,6 +15,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from agent_roster.vault.json_syntax import json_problem
+
 # ECMAScript "array index": a canonical decimal numeral below 2**32 - 1.
 _INDEX = re.compile(r"^(?:0|[1-9][0-9]*)$")
 
@@ -138,5 +140,6 @@ def load_jsonc(text: str) -> tuple[Any, bool]:
     try:
         value = json.loads(stripped)
     except json.JSONDecodeError as exc:
-        raise JsoncError(exc.msg, exc.lineno, exc.colno) from None
+        problem = json_problem(stripped, exc.pos)
+        raise JsoncError(problem.message, problem.line, problem.column) from None
     return jsify(value), had_comments

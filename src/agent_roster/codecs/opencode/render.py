@@ -188,7 +188,7 @@ class _Renderer:
         if config is not None and block:
             config["mcp"] = block
             text = json.dumps(config, indent=2, ensure_ascii=False) + "\n"
-            self.files.append(NativeFile(path=self.config_rel, content=text))
+            self.files.append(NativeFile(path=self.config_rel, content=text, merged=True))
         return Rendering(
             files=tuple(self.files), losses=tuple(self.losses), diagnostics=tuple(self.diagnostics)
         )
@@ -339,7 +339,7 @@ class _Renderer:
             partial(read_text, derived=profile.id, path=rel, servers=tuple(block)),
             body,
         )
-        self.files.append(NativeFile(path=rel, content=content))
+        self.files.append(NativeFile(path=rel, content=content, profile=profile.id))
 
 
 @lru_cache(maxsize=16)

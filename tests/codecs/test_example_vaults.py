@@ -1,0 +1,51 @@
+"""The example vault and the starter vault render for every harness without an error
+(issue 13 item 6), through the real ``roster`` command: a newcomer's first ``render --to X``
+must not fail on the vault we ship."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agent_roster.codecs import codec_names
+
+from .helpers import EXAMPLES
+
+ROSTER = str(Path(sys.executable).with_name("roster"))
+
+
+def roster(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [ROSTER, *args], capture_output=True, text=True, cwd=cwd, timeout=300, check=False
+    )
+
+
+@pytest.mark.parametrize(
+    ("which", "project"), [("example", None), ("example", "webshop"), ("starter", None)]
+)
+def test_the_shipped_vaults_render_for_every_harness(
+    tmp_path: Path, which: str, project: str | None
+) -> None:
+    if which == "starter":  # what `roster init` writes
+        assert roster("init", "vault", cwd=tmp_path).returncode == 0
+        vault = tmp_path / "vault"
+    else:
+        vault = EXAMPLES
+    harnesses = codec_names()
+    assert len(harnesses) >= 8
+    to = [arg for name in harnesses for arg in ("--to", name)]
+    scope = ["--project", project] if project else []
+    args = ["--vault", str(vault), "render", *to, *scope, "--out", "ws", "--json"]
+    done = roster(*args, cwd=tmp_path)
+    report = json.loads(done.stdout)
+    errors = [d for d in report["diagnostics"] if d["severity"] == "error"]
+    assert errors == [] and done.returncode == 0, done.stderr
+    ids = {p.parent.name for p in (vault / "agent-types").glob("*/profile.md")}
+    for harness in harnesses:
+        written = " ".join(f["path"] for f in report["files"] if f["harness"] == harness)
+        assert all(pid in written for pid in ids), (harness, written)
+    assert roster(*args[:-1], "--check", cwd=tmp_path).returncode == 0
