@@ -1,6 +1,7 @@
 # Two entry points work on a machine with only python3, pip and make (plus node/npm for
 # the harness CLIs the real-harness tests run):
-#   make run    set up and run the main job (validate the example vault)
+#   make run    set up and run the main job: roster up on (a copy of) the example vault,
+#               in the foreground until Ctrl-C
 #   make test   set up and run the whole suite: ruff, mypy --strict, then pytest on every
 #               supported Python this machine has (scripts/pytest_pythons.py), with the
 #               pinned harness CLIs installed into .tools/npm (scripts/harness-clis)
@@ -14,6 +15,11 @@ NPM_PREFIX := $(abspath $(TOOLS)/npm)
 # Worker processes for pytest (pytest-xdist): one per core.
 PYTEST_ARGS ?= -n auto
 PYTHONS ?=
+# make run serves a copy of the example vault, made on the first run and kept (edit it
+# there): the daemon's first sync writes starter knowledge into a vault and its database
+# beside it, which must not dirty the repository's example. RUN_ARGS go to roster up.
+RUN_DIR ?= .run
+RUN_ARGS ?=
 
 .PHONY: run test setup setup-dev harness-clis lint typecheck pytest bench schema clean
 
@@ -28,7 +34,9 @@ setup-dev: $(UV)
 	$(UV) sync --frozen --quiet
 
 run: setup
-	$(BIN)/roster --vault examples/vault validate
+	@test -d $(RUN_DIR)/vault || { mkdir -p $(RUN_DIR) && cp -R examples/vault $(RUN_DIR)/vault \
+		&& echo "copied examples/vault to $(RUN_DIR)/vault: edit the profiles there"; }
+	$(BIN)/roster --vault $(RUN_DIR)/vault up $(RUN_ARGS) || test $$? -eq 130  # Ctrl-C: stopped as asked
 
 harness-clis:
 	scripts/harness-clis $(NPM_PREFIX)
@@ -51,6 +59,8 @@ bench: setup-dev
 	-$(BIN)/python bench/sync.py
 	-$(BIN)/python bench/resolve.py
 	-$(BIN)/python bench/render.py
+	-$(BIN)/python bench/serve.py
+	-$(BIN)/python bench/redact.py
 
 schema: setup-dev
 	$(BIN)/roster schema --out schemas

@@ -40,6 +40,7 @@ import re
 import sys
 import tempfile
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import yaml
@@ -190,30 +191,58 @@ def _rate(count: int, seconds: float) -> float:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Prepare the vault, measure, print the table and the JSON line; the exit code."""
+    """Every shape in turn: prepare its vault, measure, print its table; then one summary
+    of the shapes and the JSON line. The exit code."""
     cpu = None if args.no_pin else pin_one_core()
-    tmp: tempfile.TemporaryDirectory[str] | None = None
-    if args.vault is None:
-        tmp = tempfile.TemporaryDirectory(prefix="roster-bench-")
-        root = tmp.name
-        origin = "generated"
-    else:
-        root = os.path.abspath(args.vault)
-        fresh = not os.path.exists(root) or not any(os.scandir(root))
-        origin = "generated into --vault" if fresh else "reused --vault"
-        if not fresh:
-            args.seed = None
-    try:
-        if origin != "reused --vault":
-            vaultgen.generate_from_args(root, args)
-        return measure(root, origin, cpu, args)
-    finally:
-        if tmp is not None:
-            tmp.cleanup()
+    shapes = vaultgen.chosen_shapes(args)
+    if args.vault is not None and len(shapes) > 1:
+        shapes = shapes[:1]  # a given vault has one shape
+    results: dict[str, dict[str, Any]] = {}
+    for shape in shapes:
+        tmp: tempfile.TemporaryDirectory[str] | None = None
+        if args.vault is None:
+            tmp = tempfile.TemporaryDirectory(prefix="roster-bench-", dir=args.tmp)
+            root = tmp.name
+            origin = "generated"
+        else:
+            root = os.path.abspath(args.vault)
+            fresh = not os.path.exists(root) or not any(os.scandir(root))
+            origin = "generated into --vault" if fresh else "reused --vault"
+            if not fresh:
+                args.seed = None
+        try:
+            if origin != "reused --vault":
+                vaultgen.generate_from_args(Path(root), args, shape)
+            results[shape] = measure(root, origin, cpu, args, shape)
+        finally:
+            if tmp is not None:
+                tmp.cleanup()
+        print()
+    load = os.getloadavg()
+    print(f"shapes (load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} at the end):")
+    print(
+        f"{'shape':<14}{'profiles':>9}{'MB':>7}{'warnings':>10}{'ratio best':>12}"
+        f"{'median':>8}{'target':>8}  verdict"
+    )
+    for shape, figures in results.items():
+        print(
+            f"{shape:<14}{figures['profiles']:>9,}{figures['profile_bytes'] / 1e6:>7.1f}"
+            f"{figures['diagnostics']['warnings']:>10,}{figures['ratio_e2e_best']:>11.2f}x"
+            f"{figures['ratio_e2e_median']:>7.2f}x{TARGET_RATIO:>7}x  "
+            f"{'PASS' if figures['passed'] else 'FAIL'}"
+        )
+    passed = all(f["passed"] for f in results.values())
+    summary = {"bench": "parse", "load_average": [round(x, 2) for x in load], "passed": passed}
+    print(json.dumps({**summary, "shapes": results}, separators=(",", ":")))
+    return 0 if passed else 1
 
 
-def measure(root: str, origin: str, cpu: int | None, args: argparse.Namespace) -> int:
-    """The measurements proper, on a vault that exists."""
+def measure(
+    root: str, origin: str, cpu: int | None, args: argparse.Namespace, shape: str
+) -> dict[str, Any]:
+    """The measurements proper, on a vault of ``shape`` that exists; prints its table and
+    returns its figures. The rate target (issue 2) is judged on the clean shape only: a
+    big-prompts profile is 25 times the bytes."""
     inputs, known = read_inputs(root)
     blobs = [i.raw for i in inputs]
     n_profiles = len(inputs)
@@ -256,11 +285,11 @@ def measure(root: str, origin: str, cpu: int | None, args: argparse.Namespace) -
     ratio_median = ours_e2e.median / floor_e2e.median
     po_ratio_best = ours_po.best / floor_po.best
     ours_rate = _rate(n_profiles, ours_e2e.best)
-    rate_ok = ours_rate >= TARGET_RATE
+    rate_ok = ours_rate >= TARGET_RATE or shape != "clean"
     ratio_ok = ratio_best <= TARGET_RATIO
 
     yaml_impl = "libyaml" if getattr(yaml, "__with_libyaml__", False) else "pure Python"
-    print("Agent Roster parse benchmark (issue 2, item 8)")
+    print(f"Agent Roster parse benchmark (issues 2 and 12), shape {shape}")
     seed = f", seed {args.seed}" if args.seed is not None else ""
     print(f"vault: {root} ({origin}{seed})")
     print(
@@ -300,7 +329,11 @@ def measure(root: str, origin: str, cpu: int | None, args: argparse.Namespace) -
     )
     print()
     verdicts = [
-        (rate_ok, f"ours >= {TARGET_RATE:,} profiles/s on one core: {ours_rate:,.0f}/s"),
+        (
+            rate_ok,
+            f"ours >= {TARGET_RATE:,} profiles/s on one core: {ours_rate:,.0f}/s"
+            + ("" if shape == "clean" else " (judged on the clean shape only)"),
+        ),
         (ratio_ok, f"ours time <= {TARGET_RATIO} x floor time: {ratio_best:.2f}x"),
     ]
     for ok, text in verdicts:
@@ -325,7 +358,7 @@ def measure(root: str, origin: str, cpu: int | None, args: argparse.Namespace) -
         print(profile_once(root, args.cprofile))
 
     figures: dict[str, Any] = {
-        "bench": "parse",
+        "shape": shape,
         "profiles": n_profiles,
         "system_profiles": n_profiles - n_overrides,
         "overrides": n_overrides,
@@ -355,8 +388,7 @@ def measure(root: str, origin: str, cpu: int | None, args: argparse.Namespace) -
         pass_ratio=ratio_ok,
         passed=rate_ok and ratio_ok,
     )
-    print(json.dumps(figures, separators=(",", ":")))
-    return 0 if rate_ok and ratio_ok else 1
+    return figures
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -370,6 +402,10 @@ def main(argv: list[str] | None = None) -> int:
         metavar="N",
         default=0,
         help="also cProfile one load_vault run and print the top N functions",
+    )
+    vaultgen.add_shape_argument(parser)
+    parser.add_argument(
+        "--tmp", metavar="DIR", help="where generated vaults go (default: the system's)"
     )
     args = parser.parse_args(argv)
     if args.reps < 1:

@@ -1,10 +1,15 @@
 """Benchmark: vault -> database sync and watch latency, next to a polling baseline in the same run.
 
-Issue 3, item 10. A vault of 10,000 system profiles, 200 MCP server files and 100 projects
-with overrides (``vaultgen``'s defaults) is synced into a SQLite file (default; WAL, as
-``roster`` sets it up) or, with ``--db postgresql+psycopg://...``, into PostgreSQL, where every
-database is a fresh schema selected through ``search_path`` (as ``tests/store/conftest.py``
-does) and dropped at the end, so nothing is left in ``public``. What is measured:
+Issue 3, item 10, and issue 12, item 8. **Phase 0** (``bench/syncshapes.py``): for every
+vault shape (``--shape``, all by default: clean, warnings, big-prompts, many-servers), a
+cold sync next to a floor-sync measured in the same run (the least a correct sync into
+SQLite does; target: cold sync <= 3x floor-sync). The phases below then run on the clean
+vault (``--shapes-only`` skips them). A vault of 10,000 system profiles, 200 MCP server
+files and 100 projects with overrides (``vaultgen``'s defaults) is synced into a SQLite
+file (default; WAL, as ``roster`` sets it up) or, with ``--db postgresql+psycopg://...``,
+into PostgreSQL, where every database is a fresh schema selected through ``search_path``
+(as ``tests/store/conftest.py`` does) and dropped at the end, so nothing is left in
+``public``. What is measured:
 
 1. **cold sync** - an empty (migrated) database, every file new. Timed two ways: the sync
    itself, ``SyncEngine(store, vault).sync()`` in this process (the target applies to it),
@@ -91,6 +96,7 @@ from sqlalchemy.engine import make_url
 
 # bench/ is not a package: put this folder on the path for the sibling generator module.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import syncshapes
 import vaultgen
 from agent_roster.commands.sync import watch_vault
 from agent_roster.known_tools import KnownTools
@@ -887,10 +893,21 @@ def profile_runs(
 
 
 def run(args: argparse.Namespace) -> int:
-    """Prepare the vault and the scratch folder, measure, report; the exit code."""
+    """The shapes phase (every ``--shape``), then, on the clean vault, the phases of
+    issue 3 (unless ``--shapes-only``); report; the exit code."""
     pinning = Pinning(not args.no_pin)
-    with tempfile.TemporaryDirectory(prefix="roster-sync-bench-") as scratch_name:
+    with tempfile.TemporaryDirectory(prefix="roster-sync-bench-", dir=args.tmp) as scratch_name:
         scratch = Path(scratch_name)
+        shapes = vaultgen.chosen_shapes(args)
+        shapes_ok, shape_figures = True, {}
+        if args.vault is None:
+            print("phase 0: cold sync vs floor-sync, every shape", file=sys.stderr)
+            with pinning.released():  # the cold sync parses in worker processes
+                shapes_ok, shape_figures = syncshapes.shapes_phase(args, scratch)
+        if args.shapes_only or "clean" not in shapes:
+            print(json.dumps({"bench": "sync", "shapes": shape_figures, "passed": shapes_ok}))
+            return 0 if shapes_ok else 1
+        args.shape_figures, args.shapes_ok = shape_figures, shapes_ok
         if args.vault is None:
             vault = str(scratch / "vault")
             origin = "generated"
@@ -1181,6 +1198,8 @@ def measure(
     figures["pass"] = [ok for ok, _ in verdicts]
     figures["problems"] = problems
     figures["notes"] = notes
+    figures["shapes"] = args.shape_figures
+    passed = passed and args.shapes_ok
     figures["passed"] = passed
     print(json.dumps(figures, separators=(",", ":")))
     return 0 if passed else 1
@@ -1290,6 +1309,13 @@ def main(argv: list[str] | None = None) -> int:
         help="also cProfile a cold, a no-change and 50 single-file syncs and "
         "print the top N functions of each",
     )
+    vaultgen.add_shape_argument(parser)
+    parser.add_argument(
+        "--shapes-only",
+        action="store_true",
+        help="only the cold sync vs floor-sync of each shape, not issue 3's phases",
+    )
+    parser.add_argument("--tmp", metavar="DIR", help="scratch folder (vaults, databases)")
     args = parser.parse_args(argv)
     if args.reps < 1:
         parser.error("--reps must be at least 1")

@@ -35,6 +35,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import shapes
+
 # --- vocabulary -----------------------------------------------------------------------------
 
 DOMAINS = (
@@ -299,10 +301,13 @@ def _fence_tag(rng: random.Random) -> str:
     return "JSON" if rng.random() < 0.03 else "json"
 
 
-def render_server(rng: random.Random, name: str, kind: int, project: str | None = None) -> str:
+def render_server(
+    rng: random.Random, name: str, kind: int, project: str | None = None, shape: str = "clean"
+) -> str:
     """One ``mcp-servers/<name>.md``: stdio servers get command/args/env, the others a URL.
 
-    ``kind`` indexes :data:`SERVER_KINDS`."""
+    ``kind`` indexes :data:`SERVER_KINDS`; the ``many-servers`` shape gives every server
+    several env entries or headers."""
     base, package, tools = SERVER_KINDS[kind]
     desc = f"{base.capitalize()} tools ({', '.join(tools[:2])}, ...)"
     lines = ["---", f"name: {name}"]
@@ -317,6 +322,8 @@ def render_server(rng: random.Random, name: str, kind: int, project: str | None 
         ]
         if rng.random() < 0.4:
             lines.append('  LOG_LEVEL: "warn"')
+        if shape == "many-servers":
+            lines += shapes.server_env(rng, base)
     else:
         transport = "sse" if rng.random() < 0.15 else "http"
         host = f"{base}.{'internal' if project else 'example'}.com"
@@ -326,6 +333,8 @@ def render_server(rng: random.Random, name: str, kind: int, project: str | None 
             "headers:",
             f'  Authorization: "Bearer ${{{base.upper()}_TOKEN}}"',
         ]
+        if shape == "many-servers":
+            lines += shapes.server_headers(rng, base)
     lines += [f'description: "{desc}"', f"tags: [mcp, {base}]", "---", ""]
     lines += [f"# {name}", ""]
     lines.append(f"Provides {', '.join(tools)}.")
@@ -343,11 +352,14 @@ def render_profile(
     servers: dict[str, tuple[str, ...]],
     *,
     extends: str | None = None,
+    shape: str = "clean",
 ) -> str:
     """One complete system ``profile.md`` using every section of seed 000.
 
     ``servers`` maps the visible server names to their tools; the profile attaches 0-3 of
-    them and allows some of their tools as ``mcp__<server>__<tool>``."""
+    them and allows some of their tools as ``mcp__<server>__<tool>``. ``shape`` (see
+    ``shapes.py``) adds unknown tools (``warnings``) or 20-80 KB of Role prose
+    (``big-prompts``); ``clean`` draws exactly what it always drew."""
     name = _title(profile_id)
     domain = profile_id.split("-", 1)[0]
     tags = ["profile", "agent-type", domain]
@@ -365,6 +377,8 @@ def render_profile(
     out += ["---", "", f"# {name}", "", "## Role"]
     out.append(f"You are the {domain} {name.split()[-2].lower()} agent for this team.")
     out += rng.sample(ROLE_LINES, rng.randint(3, 5))
+    if shape == "big-prompts":
+        out += shapes.prose(rng)
     out.append("")
 
     # Config
@@ -395,6 +409,8 @@ def render_profile(
             allowed.append(f"mcp__{server}__*")
         else:
             allowed += [f"mcp__{server}__{t}" for t in rng.sample(tools, rng.randint(1, 2))]
+    if shape == "warnings":
+        allowed += shapes.unknown_tools(rng)
     deniable = [t for t in DENIABLE if t not in allowed]
     denied = rng.sample(deniable, min(len(deniable), rng.randint(0, 2)))
     out += [
@@ -484,11 +500,18 @@ def generate(
     projects: int = 100,
     seed: int = 1,
     extends_ratio: float = 0.05,
+    shape: str = "clean",
 ) -> VaultManifest:
     """Write a vault into ``out_dir`` (created if needed; it must be empty) and describe it.
 
     ``extends_ratio`` is the share of system profiles that ``extends`` an earlier profile
-    (chains at most three deep, never cycles); 0 gives a vault without inheritance."""
+    (chains at most three deep, never cycles); 0 gives a vault without inheritance.
+    ``shape`` is one of ``shapes.SHAPES``; ``many-servers`` writes
+    ``shapes.MANY_SERVERS`` servers whatever ``servers`` says."""
+    if shape not in shapes.SHAPES:
+        raise VaultGenError(f"unknown shape {shape!r}; one of {', '.join(shapes.SHAPES)}")
+    if shape == "many-servers":
+        servers = shapes.MANY_SERVERS
     started = time.perf_counter()
     root = Path(out_dir)
     if root.exists() and any(root.iterdir()):
@@ -506,7 +529,7 @@ def generate(
         name = f"{SERVER_KINDS[kind][0]}-{i:0{width}d}"
         manifest.servers[name] = SERVER_KINDS[kind][2]
         manifest.bytes_written += _write(
-            root / "mcp-servers" / f"{name}.md", render_server(rng, name, kind)
+            root / "mcp-servers" / f"{name}.md", render_server(rng, name, kind, shape=shape)
         )
 
     # System profiles
@@ -520,7 +543,7 @@ def generate(
                 parent = candidate
                 depth[profile_id] = depth.get(candidate, 0) + 1
                 manifest.extends[profile_id] = parent
-        text = render_profile(rng, profile_id, manifest.servers, extends=parent)
+        text = render_profile(rng, profile_id, manifest.servers, extends=parent, shape=shape)
         size = _write(manifest.profile_path(profile_id), text)
         manifest.bytes_written += size
         manifest.profile_bytes += size
@@ -543,7 +566,7 @@ def generate(
             own.append(name)
             manifest.bytes_written += _write(
                 root / "projects" / pid / "mcp-servers" / f"{name}.md",
-                render_server(rng, name, kind, project=pid),
+                render_server(rng, name, kind, project=pid, shape=shape),
             )
             manifest.project_servers[pid] = own
         chosen = rng.sample(ids, min(len(ids), rng.randint(1, 3)))
@@ -603,9 +626,13 @@ def main(argv: list[str] | None = None) -> int:
         help="share of system profiles that extend an earlier one (default 0.05)",
     )
     parser.add_argument(
+        "--shape", choices=shapes.SHAPES, default="clean", help="what the vault looks like"
+    )
+    parser.add_argument(
         "--check",
         action="store_true",
-        help="validate with agent_roster's load_vault; exit 1 on any error or warning",
+        help="validate with agent_roster's load_vault; exit 1 on any error, or on any "
+        "warning in a shape other than 'warnings'",
     )
     args = parser.parse_args(argv)
     try:
@@ -616,6 +643,7 @@ def main(argv: list[str] | None = None) -> int:
             projects=args.projects,
             seed=args.seed,
             extends_ratio=args.extends_ratio,
+            shape=args.shape,
         )
     except VaultGenError as exc:
         print(f"vaultgen: {exc}", file=sys.stderr)
@@ -630,6 +658,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     if args.check:
         problems = check(manifest.root)
+        if args.shape == "warnings":
+            warned = [line for line in problems if "warning[tool-unknown]" in line]
+            print(f"check: {len(warned)} tool-unknown warnings, as the shape intends")
+            problems = [line for line in problems if line not in set(warned)]
         for line in problems[:50]:
             print(line)
         if problems:
@@ -639,17 +671,18 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def generate_from_args(root: Path, args: argparse.Namespace) -> VaultManifest:
-    """Generate a vault of the sizes :func:`add_vault_arguments` took, saying how long it
-    took on stderr."""
+def generate_from_args(root: Path, args: argparse.Namespace, shape: str = "clean") -> VaultManifest:
+    """Generate a vault of the sizes :func:`add_vault_arguments` took, in ``shape``, saying
+    how long it took on stderr."""
     manifest = generate(
         root,
         profiles=args.profiles,
         servers=args.servers,
         projects=args.projects,
         seed=args.seed,
+        shape=shape,
     )
-    print(f"generated the vault in {manifest.seconds:.1f} s", file=sys.stderr)
+    print(f"generated the {shape} vault in {manifest.seconds:.1f} s", file=sys.stderr)
     return manifest
 
 
@@ -682,6 +715,25 @@ def add_vault_arguments(parser: argparse.ArgumentParser, *, vault_help: str = ""
     parser.add_argument("--servers", type=int, default=200)
     parser.add_argument("--projects", type=int, default=100)
     parser.add_argument("--seed", type=int, default=1)
+
+
+def add_shape_argument(parser: argparse.ArgumentParser) -> None:
+    """``--shape``: which vault shapes a benchmark runs (repeatable; all by default)."""
+    parser.add_argument(
+        "--shape",
+        dest="shapes",
+        action="append",
+        choices=shapes.SHAPES,
+        help="a vault shape to measure (repeat for several; default: every shape, "
+        + ", ".join(shapes.SHAPES)
+        + "); with --vault, the shape that vault has",
+    )
+
+
+def chosen_shapes(args: argparse.Namespace) -> tuple[str, ...]:
+    """The shapes ``--shape`` named, in the order of ``shapes.SHAPES``; all by default."""
+    named = set(args.shapes or shapes.SHAPES)
+    return tuple(shape for shape in shapes.SHAPES if shape in named)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
-"""Shared test fixtures: a tree builder, a guard against touching the real home, and
-under CI, no skipped tests."""
+"""Shared test fixtures: a tree builder, a guard against touching the real home, the
+oracle kit (a fake model on loopback and a stdio MCP stub, ``tests/oracles/``), and under
+CI, no skipped tests."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from .ci_skips import pytest_runtest_makereport  # noqa: F401 (a hook pytest finds here)
+from .oracles.fixtures import fake_model, mcp_stub  # noqa: F401 (fixtures for every folder)
 from .trees import Tree, build_tree
 
 

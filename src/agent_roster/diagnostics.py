@@ -7,9 +7,10 @@ one-line summary; ``docs/diagnostics.md`` documents each one and a test keeps th
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 from enum import StrEnum
+from functools import cache, lru_cache
+from typing import Any, NamedTuple
 
 import msgspec
 
@@ -62,6 +63,10 @@ CODES: dict[str, tuple[Severity, str]] = {
     # Reading the file
     "file-unreadable": (E, "the file could not be read"),
     "encoding-invalid": (E, "the file is not valid UTF-8"),
+    "file-unwritable": (
+        E,
+        "render could not write a file: something is in the way, or no permission",
+    ),
     # Frontmatter
     "frontmatter-unterminated": (E, "the opening --- of the frontmatter has no closing ---"),
     "frontmatter-not-at-start": (E, "frontmatter must begin on the first line of the file"),
@@ -95,6 +100,10 @@ CODES: dict[str, tuple[Severity, str]] = {
     "runtime-agent-name": (E, "the acpx runtime needs agent_name"),
     "agent-name-ignored": (W, "agent_name is only used by the acpx runtime"),
     "package-name-invalid": (E, "an install manifest names an invalid package"),
+    "argv-option-value": (
+        E,
+        "a value that reaches a command line would be read as an option (or as several words)",
+    ),
     "layout-unknown": (W, "a file sits where the vault layout expects something else; not loaded"),
     "path-outside-vault": (
         E,
@@ -116,6 +125,10 @@ CODES: dict[str, tuple[Severity, str]] = {
         "a definition the harness does not load because another layer or file wins",
     ),
     "harness-ignored": (W, "a file or key the harness passes over without an error"),
+    "harness-recovered": (
+        W,
+        "frontmatter that is not valid YAML, which the harness loads after its own repair",
+    ),
     "render-unsupported": (
         E,
         "a profile or server cannot be written for the target harness without changing its meaning",
@@ -123,6 +136,12 @@ CODES: dict[str, tuple[Severity, str]] = {
     "import-exists": (
         E,
         "the vault already has a file for this agent or server; --overwrite replaces it",
+    ),
+    # Shared profiles (roster import SOURCE)
+    "import-invalid": (E, "a shared profile file is not an export in seed 001's format"),
+    "import-server-differs": (
+        W,
+        "a shared profile brings a server the vault has with another definition; kept the vault's",
     ),
 }
 
@@ -152,9 +171,60 @@ def make(
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
     """A hint naming the closest choice, or an empty string when nothing is close."""
-    folded = {choice.casefold(): choice for choice in choices}  # "ACPX" suggests "acpx"
-    matches = difflib.get_close_matches(word.casefold(), list(folded), n=1, cutoff=0.7)
-    return f"did you mean {folded[matches[0]]!r}?" if matches else ""
+    match = closest(word, choices)
+    return f"did you mean {match!r}?" if match is not None else ""
+
+
+def closest(word: str, choices: Iterable[str]) -> str | None:
+    """The choice ``word`` most likely misspells, or None when none is close.
+
+    Case is ignored ("ACPX" suggests "acpx"). A choice is close when difflib's measure
+    (rapidfuzz's ``ratio``, the share of matching characters) is at least 0.7, or when
+    the Damerau-Levenshtein similarity is: there a swap of two neighbours is one edit, so
+    ``modle`` is as close to ``model`` as to ``mode``. Close choices rank by that
+    distance, then by how much their length differs (a swap keeps the length, a dropped
+    letter does not: ``modle`` suggests ``model``), then by their order in ``choices``.
+    The same ``choices`` are prepared once for many calls."""
+    fuzz, process, DamerauLevenshtein = _rapidfuzz()
+    folded = _folded(choices if isinstance(choices, tuple | frozenset) else tuple(choices))
+    query = word.casefold()
+    best: tuple[int, int, int] | None = None
+    found: str | None = None
+    # A Damerau-Levenshtein similarity of 0.7 implies a ratio above 0.4 (an edit costs
+    # at most two insertions or deletions), so one pass of the cheap ratio in C leaves
+    # only a few choices to measure one by one.
+    for key, score, order in process.extract(
+        query, folded.keys, scorer=fuzz.ratio, score_cutoff=40, limit=None
+    ):
+        if score < 70 and DamerauLevenshtein.normalized_similarity(query, key) < 0.7:
+            continue
+        rank = (DamerauLevenshtein.distance(query, key), abs(len(key) - len(query)), order)
+        if best is None or rank < best:
+            best, found = rank, folded.choices[order]
+    return found
+
+
+@cache
+def _rapidfuzz() -> tuple[Any, Any, Any]:
+    # Imported on first use: rapidfuzz takes ~30 ms to import, and most commands never
+    # suggest anything.
+    from rapidfuzz import fuzz, process
+    from rapidfuzz.distance import DamerauLevenshtein
+
+    return fuzz, process, DamerauLevenshtein
+
+
+class _Folded(NamedTuple):
+    keys: list[str]  # casefolded, first spelling of each kept
+    choices: list[str]  # the spelling to suggest, by the same index
+
+
+@lru_cache(maxsize=64)  # the same few constant tuples (Config keys, modes...) again and again
+def _folded(choices: tuple[str, ...] | frozenset[str]) -> _Folded:
+    seen: dict[str, str] = {}
+    for choice in sorted(choices) if isinstance(choices, frozenset) else choices:
+        seen.setdefault(choice.casefold(), choice)
+    return _Folded(list(seen), list(seen.values()))
 
 
 def list_profiles_hint(project: str | None = None) -> str:

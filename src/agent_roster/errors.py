@@ -6,11 +6,13 @@ Every error the package raises on purpose derives from :class:`RosterError`::
     ├── UsageError          a caller passed something invalid (bad id, unknown option value)
     │   ├── UnsafeNameError an id or name is not a single safe path segment
     │   ├── ConflictError   a write based on an older version of a file (stale content hash)
-    │   └── ForbiddenError  the caller's credentials do not allow this command
+    │   ├── ForbiddenError  the caller's credentials do not allow this command
+    │   └── TooLargeError   a request body above the server's limit
     ├── VaultError          the vault cannot be read or written as asked
     │   ├── NotFoundError   the thing asked for does not exist
     │   └── PathOutsideVaultError a symlink leads the path outside the vault
     └── InvalidDocumentError a document has errors; carries every diagnostic found
+        └── UnreadableFileError a file to read is not UTF-8 text (located at the first bad byte)
 
 Every surface (CLI, MCP, HTTP) turns an error into the same payload with :func:`error_payload`
 and picks its exit code, HTTP status or MCP error from :data:`SURFACE_CODES` by ``kind``;
@@ -63,6 +65,12 @@ class ForbiddenError(UsageError):
     kind = "forbidden"
 
 
+class TooLargeError(UsageError):
+    """A request body is larger than the server accepts."""
+
+    kind = "too-large"
+
+
 class VaultError(RosterError):
     """The vault cannot be read or written as asked."""
 
@@ -96,6 +104,12 @@ class InvalidDocumentError(RosterError):
         self.diagnostics = tuple(diagnostics)
 
 
+class UnreadableFileError(InvalidDocumentError):
+    """A file roster has to read (a harness file that ``render`` merges into or would
+    overwrite) is not UTF-8 text; ``diagnostics`` holds the ``encoding-invalid`` error at
+    the first bad byte. Codecs turn it into a diagnostic and leave the file alone."""
+
+
 class SurfaceCodes(NamedTuple):
     """How one error kind shows on each surface."""
 
@@ -110,6 +124,7 @@ SURFACE_CODES: dict[str, SurfaceCodes] = {
     "unsafe-name": SurfaceCodes(2, 400),
     "conflict": SurfaceCodes(2, 409),
     "forbidden": SurfaceCodes(2, 403),
+    "too-large": SurfaceCodes(2, 413),
     "not-found": SurfaceCodes(2, 404),
     "invalid": SurfaceCodes(2, 422),
     "vault": SurfaceCodes(2, 500),
@@ -130,7 +145,8 @@ def surface_codes(exc: BaseException) -> SurfaceCodes:
 
 def error_payload(exc: BaseException) -> dict[str, Any]:
     """The one error shape every surface shows: ``{"error": {code, message, hint,
-    diagnostics}}``. A bug's message names only its type: its text may quote a file."""
+    diagnostics}}``, secrets masked (``agent_roster.redact``). A bug's message names only
+    its type: its text may quote a file."""
     if isinstance(exc, RosterError):
         error: dict[str, Any] = {"code": exc.kind, "message": exc.message, "hint": exc.hint}
         if isinstance(exc, InvalidDocumentError | PathOutsideVaultError):
@@ -144,4 +160,6 @@ def error_payload(exc: BaseException) -> dict[str, Any]:
             "hint": "run again with ROSTER_DEBUG=1 for the traceback, and report it",
             "diagnostics": [],
         }
-    return {"error": error}
+    from agent_roster.redact import redact_data  # imported here: errors.py stays import-light
+
+    return {"error": redact_data(error)}

@@ -9,10 +9,11 @@ Unknown names are warnings, never errors: a tool may come from a server not prob
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 from agent_roster.commands.catalog import EMBEDDED_COMMANDS
+from agent_roster.diagnostics import closest
 
 
 class ClaudeTool(NamedTuple):
@@ -161,8 +162,13 @@ class KnownTools:
         *,
         embedded: str = DEFAULT_EMBEDDED_SERVER,
         commands: Iterable[str] = (),
+        catalog: Mapping[str, frozenset[str]] | None = None,
+        suggestions: dict[str, str] | None = None,
     ) -> None:
         self.embedded = embedded
+        #: The tools probed servers reported (``list_mcp_tool_catalog``): for these servers
+        #: ``mcp__<server>__<tool>`` is checked against what the server really offers.
+        self.catalog: Mapping[str, frozenset[str]] = catalog or {}
         #: The embedded server's commands: the catalog plus roster.toml's extra names.
         self.commands = embedded_commands(commands)
         self.bare = CLAUDE_BUILTIN_TOOLS | self.commands
@@ -170,6 +176,9 @@ class KnownTools:
         # A vault repeats a few hundred tool names across thousands of profiles.
         self._verdicts: dict[str, bool] = {}
         self._known: set[str] = set()
+        #: The hint for each unknown name seen in this load (``suggestions``: shared by the
+        #: load's scopes, whose built-ins and commands are the same).
+        self._suggestions: dict[str, str] = {} if suggestions is None else suggestions
 
     def is_known(self, name: str) -> bool:
         """True when ``name`` (optionally with a ``(pattern)`` rule suffix) is known."""
@@ -188,7 +197,17 @@ class KnownTools:
         # server's commands are all known, so another name there is not one of them.
         if server == self.embedded:
             return tool == "*" or tool in self.commands
+        probed = self.catalog.get(server)
+        if probed is not None and server in self.servers:
+            return tool == "*" or tool in probed
         return server in self.servers
+
+    def probed_tools(self, name: str) -> frozenset[str] | None:
+        """For ``mcp__<server>__<tool>`` of a probed server, the tools it offers."""
+        parts = split_mcp_name(name.split("(", 1)[0])
+        if parts is None or parts[0] == self.embedded or parts[0] not in self.servers:
+            return None
+        return self.catalog.get(parts[0])
 
     def all_known(self, names: Collection[str]) -> bool:
         """True when every name is known; one set operation once the names have been seen."""
@@ -196,5 +215,43 @@ class KnownTools:
             return True
         return all([self.is_known(name) for name in names])
 
+    def unknown(self, names: Sequence[str]) -> list[int]:
+        """The indexes of the names in ``names`` that are not known (usually none: one set
+        operation once the names have been seen)."""
+        known = self._known
+        if known.issuperset(names):
+            return []
+        is_known = self.is_known
+        return [i for i, name in enumerate(names) if name not in known and not is_known(name)]
+
+    def suggest(self, name: str) -> str:
+        """The hint for an unknown tool name: the canonical tool another harness's name
+        stands for (``shell`` → ``Bash``), else the closest known name (a swap of two
+        letters is one edit), else "". Computed once per distinct name: a vault repeats
+        the same unknown names in thousands of profiles (issue 12 item 7)."""
+        hint = self._suggestions.get(name)
+        if hint is None:
+            hint = self._suggestions[name] = tool_hint(name, self.bare)
+        return hint
+
     def names(self) -> list[str]:
         return sorted(self.bare)
+
+
+def tool_hint(name: str, known: Iterable[str]) -> str:
+    """See :meth:`KnownTools.suggest` (uncached)."""
+    # Imported here: the tool-name table imports this module for the embedded commands.
+    from agent_roster.codecs.tool_names import synonym
+
+    base = name.split("(", 1)[0]
+    found = synonym(base)
+    if found is not None:
+        canonical, harnesses = found
+        return f"did you mean {canonical!r}? ({base!r} is {_names(harnesses)} name for it)"
+    match = closest(base, known)
+    return f"did you mean {match!r}?" if match is not None else ""
+
+
+def _names(harnesses: tuple[str, ...]) -> str:
+    owners = [f"{harness}'s" for harness in harnesses]
+    return owners[0] if len(owners) == 1 else ", ".join(owners[:-1]) + " and " + owners[-1]

@@ -126,7 +126,9 @@ def test_every_named_command_exists_with_its_options(where: str, text: str, comm
             )
 
 
-LISTING = [(w, t, c) for w, t, c in COMMANDS if re.search(r"\blist\b", t)]
+# A hint promises a list when it says so outside the command it names ("roster mcp list"
+# names a command; "list them with ..." promises one).
+LISTING = [(w, t, c) for w, t, c in COMMANDS if re.search(r"\blist\b", t.replace(c, ""))]
 
 
 @pytest.mark.parametrize(("where", "text", "command"), LISTING, ids=[c[0] for c in LISTING])

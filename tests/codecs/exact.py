@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 import tomlkit
 
+from agent_roster.argv import ArgvValueError
 from agent_roster.commands.discover import ImportReport, import_agents
 from agent_roster.commands.harness import RenderReport, render_agents
 from agent_roster.resolve.cascade import resolve
@@ -68,7 +69,8 @@ class RoundTrip(NamedTuple):
     rendered: RenderReport
     profile_md: str
     files: dict[str, str]
-    runtime_prompt: str
+    #: None when the prompt holds a NUL: no argv can carry one, so roster refuses the launch
+    runtime_prompt: str | None
 
 
 def round_trip(
@@ -101,5 +103,10 @@ def round_trip(
     }
     index = index_of(vault)
     ident = paths[0].parent.name
-    spec = build_cached(index, resolve(index, profile=ident), base / "state")
-    return RoundTrip(imported, rendered, text, written, spec.system_prompt)
+    try:
+        prompt: str | None = build_cached(
+            index, resolve(index, profile=ident), base / "state"
+        ).system_prompt
+    except ArgvValueError:
+        prompt = None
+    return RoundTrip(imported, rendered, text, written, prompt)

@@ -38,6 +38,7 @@ NPM_PACKAGES = {
     "gemini": "@google/gemini-cli",
     "codex": "@openai/codex",
     "rulesync": "rulesync",
+    "copilot": "@github/copilot",
 }
 
 

@@ -130,7 +130,10 @@ def test_a_native_body_comes_back_byte_for_byte(
     # The runtime prompt holds it unchanged: the Role section is its prefix, no heading.
     # (The file's last line end is layout; a body ending in CR has CRLF as its last.)
     prompt = body.removesuffix("\r")
-    assert trip.runtime_prompt.endswith(f"\n\n{prompt}") if prompt else not trip.runtime_prompt
+    if trip.runtime_prompt is None:  # no argv carries a NUL: the launch is refused
+        assert "\x00" in body
+    else:
+        assert trip.runtime_prompt.endswith(f"\n\n{prompt}") if prompt else not trip.runtime_prompt
 
 
 @pytest.mark.parametrize("harness", MARKDOWN)

@@ -594,3 +594,29 @@ def test_broken_json_config_refuses(tmp_path: Path) -> None:
     assert found.refused
     (diag,) = found.diagnostics
     assert (diag.code, diag.line) == ("harness-invalid", 2)
+
+
+def test_mcp_block_order_keeps_each_profiles_order_and_first_appearance() -> None:
+    from agent_roster.codecs.opencode.mcp import order_servers
+
+    assert order_servers(["kept"], [["b", "a"], ["c", "a"], ["a", "d"]]) == [
+        "kept",
+        "b",
+        "c",
+        "a",
+        "d",
+    ]
+    assert order_servers([], [["x", "y"], ["y", "x"]]) == ["x", "y"]  # a cycle: first seen
+
+
+def test_mcp_block_order_of_a_thousand_servers_is_quick() -> None:
+    import time
+
+    from agent_roster.codecs.opencode.mcp import order_servers
+
+    names = [f"server-{i:04d}" for i in range(1_000)]
+    wanted = [names[i : i + 3] for i in range(0, 1_000, 2)]
+    start = time.process_time()
+    assert order_servers([], wanted) == names
+    # The quadratic form took seconds here (issue 12 item 8, many-servers).
+    assert time.process_time() - start < 0.5

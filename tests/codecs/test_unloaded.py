@@ -26,7 +26,7 @@ AGENT_FOLDERS = {
     "gemini": ".gemini/agents",
     "opencode": ".config/opencode/agents",
 }
-RECURSIVE = {"claude", "codex", "opencode"}
+RECURSIVE = {"claude", "codex", "copilot", "opencode"}
 
 
 def test_every_harness_is_covered() -> None:

@@ -72,6 +72,9 @@ def test_real_vault_blocks_satisfy_the_schemas(vault: str) -> None:
         ({"runtime": "acpx"}, "runtime-agent-name"),
         ({"mode": "boss"}, "field-value"),
         ({"permission": {"bash": "maybe"}}, "field-value"),
+        ({"model": "--dangerously-skip-permissions"}, "argv-option-value"),
+        ({"runtime": "acpx", "agent_name": "--approve-all"}, "argv-option-value"),
+        ({"runtime": "acpx", "agent_name": "codex --approve-all"}, "argv-option-value"),
     ],
 )
 def test_values_the_validator_rejects_the_schema_rejects(config: dict[str, Any], code: str) -> None:

@@ -137,3 +137,13 @@ def need_claude() -> str:
     if os.environ.get("CI"):
         pytest.fail(f"CI is set but {reason}")
     pytest.skip(reason)
+
+
+def option_index(argv: Sequence[str], name: str) -> int:
+    """Where ``name=VALUE`` is in ``argv`` (roster glues every value to its option)."""
+    return next(i for i, arg in enumerate(argv) if arg.startswith(f"{name}="))
+
+
+def option_value(argv: Sequence[str], name: str) -> str:
+    """The value of ``name=VALUE`` in ``argv``."""
+    return argv[option_index(argv, name)].partition("=")[2]

@@ -136,7 +136,7 @@ def test_apply_drops_the_memo(synced: Store, example: Path) -> None:
     # security-review extends code-review: its memoised merge is dropped too.
     assert resolve(index, profile="security-review").profile.model == "claude-opus-4-6"
     new_spec = resolve_launch(index, example, task="t-review").launch
-    assert new_spec is not spec and "claude-opus-4-6" in new_spec.argv
+    assert new_spec is not spec and "--model=claude-opus-4-6" in new_spec.argv
     # Removing a profile makes the cascade fall through.
     index.apply(removed_profiles=[("code-review", None)])
     assert resolve_task(index, "t-review").level == "project"

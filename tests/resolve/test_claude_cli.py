@@ -38,7 +38,13 @@ from agent_roster.resolve.launch import LaunchSpec
 from agent_roster.resolve.tools import RETIRED_CLAUDE_TOOLS
 from agent_roster.store import Store, sqlite_url
 
-from .helpers import EXAMPLE_VAULT, env_references, need_claude, write_launch_files
+from .helpers import (
+    EXAMPLE_VAULT,
+    env_references,
+    need_claude,
+    option_index,
+    write_launch_files,
+)
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 import vaultgen
@@ -170,7 +176,7 @@ def expected_warnings(spec: LaunchSpec) -> set[str]:
     argv = list(spec.argv)
     if "--disallowed-tools" not in argv:
         return set()
-    denied = argv[argv.index("--disallowed-tools") + 1 : argv.index("--mcp-config")]
+    denied = argv[argv.index("--disallowed-tools") + 1 : option_index(argv, "--mcp-config")]
     return {
         f'Permission deny rule "{name}" matches no known tool — check for typos.'
         for name in denied

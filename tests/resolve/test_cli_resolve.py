@@ -14,7 +14,7 @@ import pytest
 from agent_roster.cli import main
 from agent_roster.store import Store
 
-from .helpers import override, system
+from .helpers import option_value, override, system
 
 FAKE_CLAUDE = """#!/bin/sh
 for arg in "$@"; do printf '%s\\0' "$arg"; done > "$ROSTER_TEST_ARGV"
@@ -59,10 +59,14 @@ def test_resolve_task_json(cli: list[str], capsys: pytest.CaptureFixture[str]) -
     launch = data["launch"]
     assert launch["runtime"] == "claude_sdk"
     argv = launch["argv"]
-    assert argv[:4] == ["claude", "-p", "--model", "claude-sonnet-4-6"]
-    assert argv[4:6] == ["--permission-mode", "acceptEdits"]
+    assert argv[:4] == [
+        "claude",
+        "-p",
+        "--model=claude-sonnet-4-6",
+        "--permission-mode=acceptEdits",
+    ]
     assert argv[-2:] == ["--", "<prompt>"]
-    path = argv[argv.index("--mcp-config") + 1]
+    path = option_value(argv, "--mcp-config")
     github = {
         "type": "stdio",
         "command": "npx",
@@ -70,7 +74,7 @@ def test_resolve_task_json(cli: list[str], capsys: pytest.CaptureFixture[str]) -
         "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "${GITHUB_PERSONAL_ACCESS_TOKEN}"},
     }
     assert launch["files"] == {path: {"mcpServers": {"github": github}}}
-    assert argv[argv.index("--append-system-prompt") + 1].startswith("## Agent Role Instructions")
+    assert option_value(argv, "--append-system-prompt").startswith("## Agent Role Instructions")
     assert data["warnings"] == []
 
 
@@ -110,7 +114,7 @@ def test_resolve_text_output(cli: list[str], capsys: pytest.CaptureFixture[str])
     assert code == 0
     assert "level      profile\nprofile    security-review\n" in out
     assert f"model                {system('code-review')} (Config)" in out
-    assert "argv       claude -p --model claude-sonnet-4-6 --permission-mode default" in out
+    assert "argv       claude -p --model=claude-sonnet-4-6 --permission-mode=default" in out
     assert "runtime    claude_sdk" in out
 
 

@@ -14,7 +14,7 @@ from agent_roster.model.profile import PERMISSION_MODES
 from agent_roster.resolve.cascade import resolve
 from agent_roster.resolve.launch import CLAUDE_PERMISSION_MODES, LaunchSpec, build_cached
 
-from .helpers import index_of, profile_md, server_md, system
+from .helpers import index_of, option_index, option_value, profile_md, server_md, system
 
 #: What `claude --permission-mode` accepts (Claude Code 2.1.197's own error message).
 CLAUDE_ACCEPTS = {"acceptEdits", "auto", "bypassPermissions", "default", "dontAsk", "plan"}
@@ -64,10 +64,8 @@ def test_claude_argv_exactly(make_tree: Any) -> None:
     assert spec.argv == (
         "claude",
         "-p",
-        "--model",
-        "claude-opus-4-6",
-        "--permission-mode",
-        "bypassPermissions",
+        "--model=claude-opus-4-6",
+        "--permission-mode=bypassPermissions",
         "--allowed-tools",
         "Read",
         "Bash(git log:*)",
@@ -76,16 +74,14 @@ def test_claude_argv_exactly(make_tree: Any) -> None:
         "--disallowed-tools",
         "Write",
         "Bash(rm -rf:*)",
-        "--mcp-config",
-        path,
+        f"--mcp-config={path}",
         "--strict-mcp-config",
-        "--append-system-prompt",
-        "## Agent Role Instructions\n\nBuild it.\n\n## Rules\n\n- Test.",
+        "--append-system-prompt=## Agent Role Instructions\n\nBuild it.\n\n## Rules\n\n- Test.",
         "--",
     )
     assert spec.command("fix the bug") == [*spec.argv, "fix the bug"]
-    assert spec.system_prompt == spec.argv[-2]
-    assert spec.tools == tuple(spec.argv[7:11])
+    assert spec.argv[-2] == f"--append-system-prompt={spec.system_prompt}"
+    assert spec.tools == tuple(spec.argv[5:9])
     assert spec.notes == (
         "permission_mode 'full' is passed as 'bypassPermissions'",
         "Claude Code refuses bypassPermissions when run as root unless IS_SANDBOX=1 is set; "
@@ -101,7 +97,7 @@ def test_retired_claude_tools_are_noted_and_deny_rules_kept(make_tree: Any) -> N
     tools = {"allowed": ["Read", "MultiEdit"], "denied": ["LS", "TodoRead", "Write"]}
     spec = spec_for(make_tree, profile_md("dev", tools=tools), toml="")
     argv = list(spec.argv)
-    assert argv[argv.index("--disallowed-tools") + 1 : argv.index("--mcp-config")] == [
+    assert argv[argv.index("--disallowed-tools") + 1 : option_index(argv, "--mcp-config")] == [
         "LS",
         "TodoRead",
         "Write",
@@ -147,13 +143,15 @@ def test_printed_specs_mask_literal_secrets_but_the_file_keeps_them(make_tree: A
     spec = build_cached(index, resolve(index, profile="dev"), Path("/state"))
     path, text = next(iter(spec.files.items()))
     assert json.loads(text)["mcpServers"]["s"]["headers"] == {"Authorization": "Bearer x1"}
-    assert spec.to_dict()["files"][path]["mcpServers"]["s"]["headers"] == {"Authorization": "***"}
+    assert spec.to_dict()["files"][path]["mcpServers"]["s"]["headers"] == {
+        "Authorization": "Bearer ***"
+    }
 
 
 @pytest.mark.parametrize("mode", PERMISSION_MODES)
 def test_permission_modes_map_to_what_claude_accepts(make_tree: Any, mode: str) -> None:
     spec = spec_for(make_tree, profile_md("dev", config={"permission_mode": mode}))
-    value = spec.argv[spec.argv.index("--permission-mode") + 1]
+    value = option_value(spec.argv, "--permission-mode")
     assert value == {"full": "bypassPermissions"}.get(mode, mode)
     assert value in CLAUDE_ACCEPTS
     assert set(CLAUDE_PERMISSION_MODES) == set(PERMISSION_MODES)
@@ -165,7 +163,8 @@ def test_unreachable_tools_are_noted(make_tree: Any) -> None:
     assert json.loads(next(iter(no_url.files.values())))["mcpServers"].keys() == {"gh"}
     assert no_url.notes == (
         "tools of MCP server 'agent-queue' are allowed but the server is not attached "
-        "(roster.toml's [embedded_server] has no url), so the agent cannot call them",
+        "(roster up is not running for this vault and roster.toml's [embedded_server] has "
+        "no url), so the agent cannot call them",
         "tools of MCP server 'zzz' are allowed but the server is not attached (the profile's "
         "MCP Servers do not list it), so the agent cannot call them",
     )
@@ -178,9 +177,10 @@ def test_unreachable_tools_are_noted(make_tree: Any) -> None:
 
 def test_no_prose_means_no_system_prompt_flag(make_tree: Any) -> None:
     spec = spec_for(make_tree, profile_md("dev", config={"model": "m"}), toml="")
-    assert "--append-system-prompt" not in spec.argv and spec.system_prompt == ""
+    assert not any(a.startswith("--append-system-prompt") for a in spec.argv)
+    assert spec.system_prompt == ""
     # An empty roster.toml: only the built-in runtime default applies; no tools flag at all.
-    assert spec.argv[:4] == ("claude", "-p", "--model", "m")
+    assert spec.argv[:3] == ("claude", "-p", "--model=m")
     assert "--allowed-tools" not in spec.argv
     assert spec.argv[-2:] == ("--strict-mcp-config", "--")
 
@@ -191,11 +191,9 @@ def test_acpx_spec(example: Path) -> None:
     assert spec.runtime == "acpx"
     assert spec.argv == (
         "acpx",
-        "--format",
-        "json",
+        "--format=json",
         "--approve-all",
-        "--non-interactive-permissions",
-        "deny",
+        "--non-interactive-permissions=deny",
         "codex",
         "exec",
         "--",
@@ -220,7 +218,7 @@ def test_acpx_spec(example: Path) -> None:
 def test_acpx_permission_policy(make_tree: Any, mode: str, flag: str) -> None:
     config = {"runtime": "acpx", "agent_name": "gemini", "permission_mode": mode}
     spec = spec_for(make_tree, profile_md("dev", config=config))
-    assert spec.argv[:4] == ("acpx", "--format", "json", flag)
+    assert spec.argv[:3] == ("acpx", "--format=json", flag)
     assert spec.argv[-3:] == ("gemini", "exec", "--")
 
 
@@ -241,7 +239,8 @@ def test_example_profiles_build(example: Path) -> None:
             spec = build_cached(index, resolve(index, profile=ident, project=project), Path("/s"))
             runtimes[ident] = spec.runtime
             if spec.runtime == "claude_sdk":
-                assert spec.argv[spec.argv.index("--mcp-config") + 2] == "--strict-mcp-config"
+                at = option_index(spec.argv, "--mcp-config")
+                assert spec.argv[at + 1] == "--strict-mcp-config"
                 assert (project is not None) == ("/webshop-" in next(iter(spec.files)))
     assert runtimes == {
         "code-review": "claude_sdk",

@@ -321,7 +321,21 @@ def test_without_roster_toml_the_runtime_default_is_built_in(make_tree: Any) -> 
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("[defaults\n", ["roster.toml:1:10: error[yaml-invalid] invalid TOML in roster.toml"]),
+        (
+            "[defaults\n",
+            [
+                "roster.toml:1:10: error[yaml-invalid] invalid TOML in roster.toml: expected "
+                "']' to close the [table] header"
+            ],
+        ),
+        # tomllib raises ValueError, not TOMLDecodeError, for this: it crashed (issue 11).
+        (
+            "[defaults]\nmax_turns = " + "1" * 5_000 + "\n",
+            [
+                "roster.toml:2:13: error[yaml-invalid] invalid TOML in roster.toml: a number "
+                "has too many digits"
+            ],
+        ),
         (
             '[defaults]\nruntime = "claude"\nmax_turns = 0\nmodle = "x"\n',
             [

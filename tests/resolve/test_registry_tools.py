@@ -15,7 +15,7 @@ from agent_roster.resolve import tools
 from agent_roster.resolve.cascade import resolve
 from agent_roster.resolve.launch import build_cached
 
-from .helpers import index_of, override, profile_md, server_md, system
+from .helpers import index_of, option_index, override, profile_md, server_md, system
 
 DB_SYS = server_md("db", transport="stdio", command="pg-mcp", args=["--system"])
 DB_PROJ = server_md("db", transport="http", url="https://db.internal/mcp")
@@ -132,7 +132,7 @@ def test_attaching_a_server_grants_none_of_its_tools(make_tree: Any) -> None:
     index = index_of(root)
     spec = build_cached(index, resolve(index, profile="a"), Path("/state"))
     argv = list(spec.argv)
-    allowed = argv[argv.index("--allowed-tools") + 1 : argv.index("--mcp-config")]
+    allowed = argv[argv.index("--allowed-tools") + 1 : option_index(argv, "--mcp-config")]
     assert allowed == ["Read", "mcp__github__get_issue", "mcp__agent-queue__get_task"]
     assert not any(a.endswith("__*") for a in argv)
     assert '"github"' in next(iter(spec.files.values()))  # attached, yet only one tool allowed

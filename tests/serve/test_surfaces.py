@@ -87,3 +87,14 @@ def test_one_error_shape_on_cli_http_and_mcp(served: str, vault: Path, capsys) -
     assert cli_error == http_error == mcp_error
     assert cli_error["code"] == "not-found"
     assert cli_error["hint"] == "did you mean 'coding'?"
+
+
+def test_an_unknown_command_or_a_get_of_a_write_is_refused_in_the_one_shape(served: str) -> None:
+    unknown = httpx.get(f"{served}/api/get_profil", params={"id": "coding"})
+    assert unknown.status_code == 404
+    assert unknown.json()["error"]["code"] == "not-found"
+    assert unknown.json()["error"]["hint"] == "did you mean 'get_profile'?"
+    write = httpx.get(f"{served}/api/delete_profile", params={"id": "coding"})
+    assert write.status_code == 405
+    assert write.json()["error"]["message"] == "delete_profile writes, so it takes POST"
+    assert httpx.get(f"{served}/healthz").json() == {"status": "ok"}

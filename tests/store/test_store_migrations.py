@@ -24,6 +24,7 @@ TABLES = {
     "mcp_servers",
     "sync_events",
     "sync_files",
+    "mcp_tool_catalog",
 }
 
 

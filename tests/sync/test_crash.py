@@ -47,6 +47,9 @@ Rows = dict[Any, dict[str, Any]]
 def _vaultgen() -> ModuleType:
     name = "_roster_bench_vaultgen"
     if name not in sys.modules:
+        # vaultgen imports its sibling bench/shapes.py by name.
+        if str(REPO / "bench") not in sys.path:
+            sys.path.insert(0, str(REPO / "bench"))
         spec = importlib.util.spec_from_file_location(name, REPO / "bench" / "vaultgen.py")
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)

@@ -282,7 +282,9 @@ def test_the_watcher_survives_a_failing_sync(
         (["agent-types/coding/4913", "agent-types/coding/.profile.md.x1.tmp"], None),
         ([".obsidian/workspace.json", ".git/index", ".roster/roster.db-wal"], None),
         ([".trash/agent-types/old/profile.md", "agent-types/.hidden/profile.md"], None),
-        (["README.md", "roster.toml", "notes/agent-types/x/profile.md"], None),
+        (["README.md", "notes/agent-types/x/profile.md"], None),
+        # roster.toml is handed on, for roster up to read again.
+        (["README.md", "roster.toml"], ({"roster.toml"}, False)),
     ],
 )
 def test_classify_changes(

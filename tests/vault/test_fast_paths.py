@@ -260,6 +260,8 @@ DOCUMENTS = st.lists(
             '{"max_tokens_per_task": 0, "runtime": 1, "mode": "x"}\n',
             '{"allowed": ["Read", "Raed", " Read"], "denied": ["Read"]}\n',
             '{"allowed": ["mcp__agent-queue__x", "Bash(git *)"], "denied": [[1]]}\n',
+            # Clean names, some unknown: the fast path reports those itself.
+            '{"allowed": ["Read", "shell", "mcp__nope__y"],\n "denied": ["Raed"]}\n',
             '["github", "github", "../x"]\n',
             '{"npm": ["eslint", "-e ."], "pip": ["x>=1", " ruff"], "commands": ["git"]}\n',
             '{"a": 1, "a": 2}\n',
@@ -385,3 +387,61 @@ class _Node:
     def __init__(self, other: object) -> None:
         self.other = other
         self.me = self
+
+
+def test_unknown_tools_are_reported_by_the_fast_path_as_the_careful_path_does() -> None:
+    text = (
+        "---\nid: coding\nname: Coding\n---\n\n## Role\nWork.\n\n## Tools\n```json\n"
+        '{"allowed": ["Read", "shell", "mcp__nope__y"],\n "denied": ["Raed"]}\n```\n'
+    )
+    known = KnownTools(["github"])
+    calls: list[object] = []
+    real = profile_fast.fast_fields
+
+    def spy(*args: Any) -> Any:
+        result = real(*args)
+        calls.append(result)
+        return result
+
+    setattr(profile_parser, "fast_fields", spy)  # noqa: B010
+    try:
+        fast = parse_profile(text, expected_id="coding", known_tools=known)
+    finally:
+        setattr(profile_parser, "fast_fields", real)  # noqa: B010
+    assert calls and calls[0] is not None  # the fast path took it
+    with _exact_paths():
+        exact = parse_profile(text, expected_id="coding", known_tools=known)
+    assert (fast.profile, fast.diagnostics, fast.document) == (
+        exact.profile,
+        exact.diagnostics,
+        exact.document,
+    )
+    assert [(d.line, d.column, d.code) for d in fast.diagnostics] == [
+        (11, 22, "tool-unknown"),
+        (11, 31, "tool-unknown"),
+        (12, 13, "tool-unknown"),
+    ]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(MARKDOWN, st.integers(min_value=0, max_value=400))
+def test_finding_line_candidates_agrees_with_finditer(text: str, cut: int) -> None:
+    # Long texts look for their heading and fence lines with ``find`` (issue 12 item 8);
+    # ``long=0`` takes that road whatever the length.
+    starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
+    start = max(0, starts[cut % len(starts)] - 1)
+
+    def seen(matches: Iterator[Any]) -> list[tuple[tuple[int, int], tuple[Any, ...]]]:
+        return [(m.span(), m.groups()) for m in matches]
+
+    assert seen(markdown._line_matches(text, start, long=0)) == seen(
+        markdown._LINE.finditer(text, start)
+    ), (text, start)
+
+
+@settings(max_examples=100, deadline=None)
+@given(MARKDOWN, MARKDOWN)
+def test_a_long_text_scans_as_the_reference_does(head: str, tail: str) -> None:
+    prose = "All prose, no marks.\n\n" * (markdown.LONG_TEXT // 20)
+    text = head + "\n" + prose + tail
+    assert markdown.scan(text) == reference_scan.scan(text, 0, 1)

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-import pytest
+import json
 
-from agent_roster.vault.jsonblock import JsonBlock, find_token
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agent_roster.vault.jsonblock import JsonBlock, JsonIndex, find_token, items_index
 
 from .helpers import FENCE, block, codes, doc, json_block, one, parse, where
 
@@ -300,3 +304,43 @@ def test_huge_integer_sampling_value_is_a_diagnostic_not_a_crash(key: str) -> No
     parsed = parse(block("Config", f'{{"{key}": {"9" * 400}}}'))
     d = one(parsed, "field-value")
     assert d.message.startswith(f"Config {key!r} must be between 0 and")
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.text(min_size=1, max_size=6), max_size=6, unique=True),
+    st.lists(st.text(min_size=1, max_size=6), max_size=6, unique=True),
+    st.booleans(),
+    st.sampled_from([None, 1, 2]),
+)
+def test_items_index_agrees_with_the_full_index(
+    allowed: list[str], denied: list[str], ascii_only: bool, indent: int | None
+) -> None:
+    denied = [name for name in denied if name not in allowed]
+    value = {"allowed": allowed, "denied": denied}
+    text = json.dumps(value, ensure_ascii=ascii_only, indent=indent)
+    wanted = [(key, i, item) for key, items in value.items() for i, item in enumerate(items)]
+    quick = items_index(text, value, wanted)
+    if quick is not None:  # else the caller builds the full index
+        full = JsonIndex(text)
+        assert quick.values == {path: full.values[path] for path in quick.values}
+        assert len(quick.values) == len(wanted)
+
+
+def test_items_index_steps_aside_where_it_cannot_be_sure() -> None:
+    value = {"allowed": ["Read", ","], "denied": ["x"]}
+    text = '{"allowed": ["Read", ","], "denied": ["x"]}'
+    quick = items_index(text, value, [("allowed", 0, "Read"), ("denied", 0, "x")])
+    assert quick is not None and quick.values == {("allowed", 0): 13, ("denied", 0): 38}
+    # '","' also appears between two strings; the quote count tells the two apart.
+    assert items_index(text, value, [("allowed", 1, ",")]) is not None
+    assert items_index('{"allowed": ["\\u0052ead"]}', {"allowed": ["Read"]}, []) is None
+    assert items_index('{"allowed": ["denied"]}', {"allowed": ["denied"]}, []) is not None
+    assert (
+        items_index(
+            '{"allowed": ["denied"], "denied": []}',
+            {"allowed": ["denied"], "denied": []},
+            [("allowed", 0, "denied")],
+        )
+        is None
+    )  # an item spelt like a key

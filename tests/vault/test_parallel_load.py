@@ -28,6 +28,17 @@ def _vault(tmp_path: Path, copies: int) -> Path:
     unknown.write_text(
         unknown.read_text().replace('["playwright",', '["nowhere", "playwright",', 1)
     )
+    # Profiles with warnings only, which come back from the workers with them: a tool no
+    # registry knows (the fast path's warning) and a misspelt Config key (the careful
+    # path's).
+    for name, old, new in (
+        ("coding-2", '"Read"', '"shell", "Read"'),
+        ("qa-3", '"model":', '"modle": 1, "model":'),
+    ):
+        warned = folder / name / "profile.md"
+        text = warned.read_text()
+        assert old in text
+        warned.write_text(text.replace(old, new, 1))
     return root
 
 
@@ -58,6 +69,10 @@ def test_workers_give_the_same_snapshot(tmp_path: Path, monkeypatch: pytest.Monk
     assert split.profiles == serial.profiles
     assert split.servers == serial.servers
     assert split.diagnostics == serial.diagnostics
+    warned = [
+        d.code for key in ("coding-2", "qa-3") for d in split.profiles[(None, key)].diagnostics
+    ]
+    assert warned == ["tool-unknown", "field-unknown"]
     assert split.all_diagnostics() == serial.all_diagnostics()
     # The broken ones were reported, with positions, as without workers.
     codes = {d.code for d in serial.all_diagnostics()}

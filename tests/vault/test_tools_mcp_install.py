@@ -238,10 +238,16 @@ BAD_PACKAGES = [
 @pytest.mark.parametrize("manager", ["npm", "pip"])
 def test_options_urls_and_paths_are_not_package_names(manager: str, name: str) -> None:
     parsed = install({manager: ["ok-pkg", name]})
-    assert codes(parsed) == ["package-name-invalid" if name else "field-type"]
+    option = name.startswith("-")
+    code = "argv-option-value" if option else "package-name-invalid"
+    assert codes(parsed) == [code if name else "field-type"]
     if name:
         d = parsed.diagnostics[0]
-        assert d.message == f"Install {manager!r}: {name!r} is not a valid {manager} package name"
+        assert d.message == f"Install {manager!r}: {name!r} " + (
+            "starts with '-', so the program would read it as an option"
+            if option
+            else f"is not a valid {manager} package name"
+        )
         assert d.hint == "a package name, optionally with a version; never an option or a URL"
         assert parsed.profile is not None
         assert getattr(parsed.profile.install, manager) == ("ok-pkg",)
@@ -249,8 +255,15 @@ def test_options_urls_and_paths_are_not_package_names(manager: str, name: str) -
 
 @pytest.mark.parametrize("name", ["rm -rf /", "../bin/tool", "/usr/bin/git", "-x", "a;b"])
 def test_commands_are_plain_program_names(name: str) -> None:
-    d = one(install({"commands": [name]}), "package-name-invalid")
-    assert d.message == f"Install 'commands': {name!r} is not a valid command name"
+    if name.startswith("-"):
+        d = one(install({"commands": [name]}), "argv-option-value")
+        assert d.message == (
+            f"Install 'commands': {name!r} starts with '-', so the program would read it as "
+            "an option"
+        )
+    else:
+        d = one(install({"commands": [name]}), "package-name-invalid")
+        assert d.message == f"Install 'commands': {name!r} is not a valid command name"
     assert d.hint == "a program name such as git; no path, option or argument"
 
 

@@ -8,6 +8,7 @@ stopped by SIGTERM after a clean shutdown.
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from collections.abc import Sequence
@@ -58,10 +59,12 @@ def _register() -> None:
     from agent_roster.cli import (
         generated,
         harness_commands,
+        install_commands,
         profile_commands,
         registry_commands,
         resolve_commands,
         serve_commands,
+        share_commands,
         sync_commands,
     )
 
@@ -72,46 +75,112 @@ def _register() -> None:
         registry_commands.register(cli)
         harness_commands.register(cli)
         serve_commands.register(cli)
+        share_commands.register(cli)
+        install_commands.register(cli)
         # Last: registry commands without a hand-written adapter get a generated one.
         generated.register(cli)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI and return its exit code (never raises for user errors)."""
+    """Run the CLI and return its exit code (never raises for user errors). Everything it
+    prints passes the one redaction function (``agent_roster.redact``), and a crash report
+    names only the exception's type and where in roster it happened: an exception's text
+    may quote the file it choked on, secrets included (issue 11 item 3)."""
     _register()
+    _redact_log_lines()
     args = list(sys.argv[1:] if argv is None else argv)
     try:
         result: Any = cli.main(args=args, prog_name="roster", standalone_mode=False)
     except click.exceptions.Exit as exc:
         return int(exc.exit_code)
     except click.ClickException as exc:
-        exc.show()
+        _say(_click_message(exc))
         return EXIT_USAGE
     except click.exceptions.Abort:
-        click.echo("aborted", err=True)
+        _say("aborted")
         return EXIT_INTERRUPTED
     except RosterError as exc:
         report_error(exc, args)
         return surface_codes(exc).exit_code
     except KeyboardInterrupt:
-        click.echo("interrupted", err=True)
+        _say("interrupted")
         return EXIT_INTERRUPTED
     except Exception as exc:  # the boundary: anything else is our bug
-        click.echo(f"internal error (a bug in roster; please report it): {exc!r}", err=True)
         if os.environ.get("ROSTER_DEBUG"):
             raise
+        report_crash(exc, args)
         return EXIT_BUG
     return int(result or 0)
+
+
+class _RedactingHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """Python's last-resort handler (a warning logged while no handler is configured goes
+    to stderr), with the line's secrets masked: a log line is output too."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        from agent_roster.redact import redact_text
+
+        return redact_text(super().format(record))
+
+
+def _redact_log_lines() -> None:
+    if not isinstance(logging.lastResort, _RedactingHandler):
+        logging.lastResort = _RedactingHandler()
+        logging.lastResort.setLevel(logging.WARNING)
+
+
+def _say(text: str) -> None:
+    from agent_roster.redact import redact_text
+
+    click.echo(redact_text(text), err=True)
+
+
+def _click_message(exc: click.ClickException) -> str:
+    import io
+
+    buffer = io.StringIO()
+    exc.show(file=buffer)
+    return buffer.getvalue().rstrip("\n")
+
+
+def _wants_json(args: Sequence[str]) -> bool:
+    return "--json" in args or any(
+        a in ("--format=json",) or (a == "json" and i > 0 and args[i - 1] == "--format")
+        for i, a in enumerate(args)
+    )
+
+
+def crash_report(exc: BaseException) -> str:
+    """What a crash prints: the exception's type and the innermost place in roster's own
+    code it passed through; never its text, which may quote a file (a token included)."""
+    import traceback
+
+    package = Path(__file__).resolve().parents[1]
+    where = ""
+    for frame in traceback.extract_tb(exc.__traceback__):
+        path = Path(frame.filename)
+        if path.is_relative_to(package):
+            module = path.relative_to(package.parent).as_posix()
+            where = f" at {module}:{frame.lineno} in {frame.name}"
+    return (
+        f"internal error (a bug in roster; please report it): {type(exc).__name__}{where}\n"
+        "hint: run again with ROSTER_DEBUG=1 for the traceback (it may quote your files)"
+    )
+
+
+def report_crash(exc: BaseException, args: Sequence[str]) -> None:
+    """Print a bug: :func:`crash_report` on stderr, and the bug payload with ``--json``."""
+    if _wants_json(args):
+        from agent_roster.cli.output import emit_json
+
+        emit_json(error_payload(exc), sys.stdout)
+    _say(crash_report(exc))
 
 
 def report_error(exc: RosterError, args: Sequence[str]) -> None:
     """Print a user error in the shape the command's output format uses: the one payload
     of :func:`error_payload` for JSON, ``error:``/``hint:`` lines for a terminal."""
-    wants_json = "--json" in args or any(
-        a in ("--format=json",) or (a == "json" and i > 0 and args[i - 1] == "--format")
-        for i, a in enumerate(args)
-    )
-    if wants_json:
+    if _wants_json(args):
         from agent_roster.cli.output import emit_json
 
         emit_json(error_payload(exc), sys.stdout)
@@ -120,6 +189,6 @@ def report_error(exc: RosterError, args: Sequence[str]) -> None:
         from agent_roster.cli.output import print_diagnostics
 
         print_diagnostics(exc.diagnostics, "text", sys.stderr)
-    click.echo(f"error: {exc.message}", err=True)
+    _say(f"error: {exc.message}")
     if exc.hint:
-        click.echo(f"hint: {exc.hint}", err=True)
+        _say(f"hint: {exc.hint}")

@@ -23,7 +23,7 @@ from typing import Any
 import click
 import msgspec
 
-from agent_roster.cli.app import EXIT_OK, Settings
+from agent_roster.cli.app import EXIT_OK, EXIT_PROBLEMS, Settings
 from agent_roster.commands.registry import SPECS, Command, CommandSpec, encode, load
 from agent_roster.errors import UsageError
 
@@ -57,12 +57,18 @@ def _description(annotation: Any) -> str:
 def _parameters(command: Command) -> list[click.Parameter]:
     hints = typing.get_type_hints(command.params, include_extras=True)
     params: list[click.Parameter] = []
-    for field in command.params.__struct_fields__:
+    fields = command.params.__struct_fields__
+    # The thing a command acts on is its positional argument: ``id``, else ``url``
+    # (``roster source add URL``), else ``name`` (``roster mcp probe NAME``); optional when
+    # the parameter has a default.
+    positional = next((f for f in ("id", "url", "name") if f in fields), None)
+    required = set(fields[: len(fields) - len(command.params.__struct_defaults__)])
+    for field in fields:
         annotation = hints[field]
         kind = _base(annotation)
         help_text = _description(annotation)
-        if field == "id":
-            params.append(click.Argument(["id"]))
+        if field == positional:
+            params.append(click.Argument([field], required=field in required))
         elif kind is bool:
             params.append(
                 click.Option(
@@ -162,8 +168,12 @@ class RegistryCommand(click.Command):
         else:
             import yaml
 
-            click.echo(yaml.safe_dump(data, sort_keys=False, allow_unicode=True).rstrip())
-        return EXIT_OK
+            from agent_roster.cli.output import echo
+
+            echo(yaml.safe_dump(data, sort_keys=False, allow_unicode=True).rstrip())
+        # A result that says it is not ok (a source with a conflict) is exit 1, as with
+        # every command that ran and found problems.
+        return EXIT_PROBLEMS if getattr(result, "ok", True) is False else EXIT_OK
 
 
 def _current_hash(context: Any, spec: CommandSpec, raw: dict[str, Any]) -> str:

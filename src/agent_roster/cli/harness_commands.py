@@ -1,4 +1,4 @@
-"""CLI adapters for the harness codecs: discover, import, render, can."""
+"""CLI adapters for the harness codecs: discover, import, render, compare, can, why."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ def _print_losses(losses: tuple[object, ...]) -> None:
     if cut:
         lines.append("(--json lists every profile of every loss)")
     if lines:  # one write: a large render has hundreds of groups
-        click.echo("\n".join(lines))
+        output.echo("\n".join(lines))
 
 
 @click.command()
@@ -66,34 +66,55 @@ def discover(harness: str, workspace: str | None, home: str | None, as_json: boo
         )
     else:
         for profile in found.profiles:
-            click.echo(f"{profile.id:<24} {profile.source}")
+            output.echo(f"{profile.id:<24} {profile.source}")
         output.print_diagnostics(found.diagnostics, "text", sys.stderr)
         if found.refused:
-            click.echo(f"{harness} would refuse what the diagnostics name", err=True)
+            output.echo(f"{harness} would refuse what the diagnostics name", err=True)
     return EXIT_PROBLEMS if found.refused else EXIT_OK
 
 
 @click.command(name="import")
-@click.option("--from", "harness", required=True, type=_harness_choice(), help="The harness.")
+@click.argument("source", required=False, metavar="[SOURCE]")
+@click.option("--from", "harness", type=_harness_choice(), help="The harness.")
+@click.option("--id", "new_id", metavar="ID", help="Shared profile: import under this id.")
+@click.option("--install", is_flag=True, help="Shared profile: install its dependencies.")
 @click.option("--workspace", metavar="DIR", help="Project folder [default: current folder].")
 @click.option("--home", metavar="DIR", help="User home folder [default: your home].")
 @click.option("--project", metavar="PID", help="Import as this project's overrides.")
 @click.option("--overwrite", is_flag=True, help="Replace vault files that already exist.")
 @click.option("--dry-run", is_flag=True, help="Report what would be written; write nothing.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@output.verbose_option
 @pass_settings
 def import_(
     settings: Settings,
-    harness: str,
+    source: str | None,
+    harness: str | None,
+    new_id: str | None,
+    install: bool,
     workspace: str | None,
     home: str | None,
     project: str | None,
     overwrite: bool,
     dry_run: bool,
     as_json: bool,
+    verbose: bool,
 ) -> int:
-    """Write the agents a harness would load into the vault as profile.md files."""
+    """Import agents: --from HARNESS writes the agents a harness would load into the vault;
+    SOURCE (a file, - for stdin, or a gist URL) imports one shared profile."""
     from agent_roster.commands.discover import import_agents
+
+    if (source is None) == (harness is None):
+        raise click.UsageError("give a SOURCE (a shared profile) or --from HARNESS")
+    if source is not None:
+        if dry_run or workspace or home or project:
+            raise click.UsageError("--dry-run, --workspace, --home and --project need --from")
+        from agent_roster.cli.share_commands import import_shared
+
+        return import_shared(settings, source, new_id, overwrite, install, as_json)
+    assert harness is not None
+    if new_id or install:
+        raise click.UsageError("--id and --install are for a shared profile (SOURCE)")
 
     report = import_agents(
         settings.vault,
@@ -109,9 +130,9 @@ def import_(
     else:
         verb = "would be " if dry_run else ""
         for item in report.files:
-            click.echo(f"{verb}{item.status:<11} {item.kind:<10} {item.path}")
+            output.echo(f"{verb}{item.status:<11} {item.kind:<10} {item.path}")
         _print_losses(report.losses)
-        output.print_diagnostics(report.diagnostics, "text", sys.stderr)
+        output.print_diagnostics(report.diagnostics, "text", sys.stderr, verbose=verbose)
     return EXIT_OK if report.ok else EXIT_PROBLEMS
 
 
@@ -145,7 +166,16 @@ def import_(
     help="Delete files an earlier render wrote that this one no longer produces "
     "(only those nobody edited since).",
 )
+@click.option(
+    "--option",
+    "options",
+    multiple=True,
+    metavar="HARNESS.NAME=VALUE",
+    help="A harness's render option (repeatable), e.g. copilot.mcp=cli; "
+    "docs/codecs/README.md lists them.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@output.verbose_option
 @click.argument("ids", nargs=-1, metavar="[ID]...")
 @pass_settings
 def render(
@@ -157,7 +187,9 @@ def render(
     check: bool,
     dry_run: bool,
     prune: bool,
+    options: tuple[str, ...],
     as_json: bool,
+    verbose: bool,
     ids: tuple[str, ...],
 ) -> int:
     """Write each profile (all, or the IDs named) as the harness's native files.
@@ -178,6 +210,7 @@ def render(
         check=check,
         dry_run=dry_run,
         prune=prune,
+        options=options,
     )
     if as_json:
         output.emit_json(report.to_dict())
@@ -191,14 +224,14 @@ def render(
                 lines.append(f"{verb}{item.status:<9} {item.path}{note}\n")
             if item.diff:
                 lines.append(item.diff)
-        click.echo("".join(lines), nl=False)
+        output.echo("".join(lines), nl=False)
         unchanged = len(report.files) - len(report.changed)
         if unchanged:
-            click.echo(f"{unchanged} file(s) unchanged")
+            output.echo(f"{unchanged} file(s) unchanged")
         _print_losses(report.losses)
-        output.print_diagnostics(report.diagnostics, "text", sys.stderr)
+        output.print_diagnostics(report.diagnostics, "text", sys.stderr, verbose=verbose)
         if check and report.changed:
-            click.echo(f"{len(report.changed)} file(s) differ from the vault", err=True)
+            output.echo(f"{len(report.changed)} file(s) differ from the vault", err=True)
     return EXIT_OK if report.ok else EXIT_PROBLEMS
 
 
@@ -227,11 +260,11 @@ def can(
         output.emit_json(answer.to_dict())
         return EXIT_OK
     decision = answer.decision
-    click.echo(decision.action.value)
+    output.echo(decision.action.value)
     if decision.rule is None:
-        click.echo(f"  no rule matches {answer.key} {answer.argument!r}: the default is ask")
+        output.echo(f"  no rule matches {answer.key} {answer.argument!r}: the default is ask")
     else:
-        click.echo(
+        output.echo(
             f"  rule {decision.position} ({decision.rule.source}): {decision.rule.text()}"
             f" decided {answer.key} {answer.argument!r}"
         )
@@ -273,10 +306,31 @@ def why(path: str, as_json: bool) -> int:
     }[found.state]
     lines.append(f"  now: {state}")
     lines.append(f"  ledger: {found.ledger}")
-    click.echo("\n".join(lines))
+    output.echo("\n".join(lines))
+    return EXIT_OK
+
+
+@click.command()
+@click.argument("harnesses", nargs=-1, type=_harness_choice(), metavar="[HARNESS]...")
+@click.option("--json", "as_json", is_flag=True, help="Print the matrix as JSON.")
+@click.option("--markdown", is_flag=True, help="Print it as docs/codecs/matrix.md.")
+def compare(harnesses: tuple[str, ...], as_json: bool, markdown: bool) -> int:
+    """What each HARNESS does with every canonical field: kept, translated, embedded,
+    dropped or refused (every harness when none is named).
+
+    With several harnesses, a row where they differ starts with *."""
+    from agent_roster.codecs import support
+
+    table = support.matrix(harnesses)
+    if as_json:
+        output.emit_json(support.to_json(table))
+    elif markdown:
+        output.echo(support.markdown(table), nl=False)
+    else:
+        output.echo(support.text_table(table), nl=False)
     return EXIT_OK
 
 
 def register(group: click.Group) -> None:
-    for command in (discover, import_, render, can, why):
+    for command in (discover, import_, render, compare, can, why):
         group.add_command(command)

@@ -1,4 +1,10 @@
-"""Rendering command results for terminals, JSON and GitHub workflow annotations."""
+"""Rendering command results for terminals, JSON and GitHub workflow annotations.
+
+Everything the CLI prints goes through this module, and through :func:`agent_roster.redact.
+redact` on the way (issue 11 item 3): :func:`echo` for text, :func:`emit_json` for
+``--json``, :func:`print_diagnostics` for diagnostics. A test keeps ``click.echo`` and direct
+stream writes out of the other CLI modules.
+"""
 
 from __future__ import annotations
 
@@ -7,12 +13,22 @@ import sys
 from collections.abc import Iterable
 from typing import Any, TextIO
 
+import click
+
 from agent_roster.diagnostics import Diagnostic, Severity
 from agent_roster.model.profile import AgentProfile
+from agent_roster.redact import redact_data, redact_text
+
+
+def echo(message: str = "", *, err: bool = False, nl: bool = True) -> None:
+    """Print one message (to stderr with ``err``), its secrets masked."""
+    click.echo(redact_text(message), err=err, nl=nl)
 
 
 def emit_json(data: Any, stream: TextIO | None = None) -> None:
-    (stream or sys.stdout).write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    """Print ``data`` as JSON, its secrets masked (by key name and by value)."""
+    text = json.dumps(redact_data(data), indent=2, ensure_ascii=False)
+    (stream or sys.stdout).write(text + "\n")
 
 
 def _escape_data(text: str) -> str:
@@ -33,9 +49,76 @@ def github_annotation(d: Diagnostic) -> str:
     )
 
 
-def print_diagnostics(diagnostics: Iterable[Diagnostic], fmt: str, stream: TextIO) -> None:
+#: Diagnostics sharing a code and message are printed one by one up to this many; above
+#: it, as one line with the count and this many places (issue 12 item 9).
+GROUP_ABOVE = 3
+
+
+def verbose_option(function: Any) -> Any:
+    """``--verbose``: every diagnostic on its own line, none grouped."""
+    return click.option(
+        "--verbose", "-v", is_flag=True, help="List every diagnostic; do not group repeats."
+    )(function)
+
+
+def print_diagnostics(
+    diagnostics: Iterable[Diagnostic], fmt: str, stream: TextIO, *, verbose: bool = False
+) -> None:
+    """Print diagnostics for a terminal (``text``) or as GitHub annotations (``github``,
+    every one: each annotates its own line).
+
+    In text, diagnostics that share a severity, code and message are grouped: a few are
+    printed as they are, more as one line with their count and the first places, so a
+    vault with 17,000 warnings about the same twenty names prints a screenful.
+    ``verbose`` prints every one; ``--json`` outputs always list every one."""
+    if fmt == "github":
+        lines = [github_annotation(d) for d in diagnostics]
+    elif verbose:
+        lines = [d.format() for d in diagnostics]
+    else:
+        lines = grouped_lines(diagnostics)
+    stream.write("".join(redact_text(line) + "\n" for line in lines))
+
+
+#: Per-file lines (sync's events, starter files) shown before "and N more".
+LINES_SHOWN = 20
+
+
+def capped_lines(lines: list[str], noun: str, *, verbose: bool) -> list[str]:
+    """``lines`` as they are with ``verbose`` or when there are few; else the first
+    :data:`LINES_SHOWN` and a line saying how many more there are."""
+    if verbose or len(lines) <= LINES_SHOWN:
+        return lines
+    more = len(lines) - LINES_SHOWN
+    return [*lines[:LINES_SHOWN], f"... and {more:,} more {noun} (--verbose lists each one)"]
+
+
+def grouped_lines(diagnostics: Iterable[Diagnostic]) -> list[str]:
+    """The text lines :func:`print_diagnostics` prints without ``verbose``: groups in the
+    order of their first diagnostic."""
+    groups: dict[tuple[str, str, str], list[Diagnostic]] = {}
     for d in diagnostics:
-        stream.write((github_annotation(d) if fmt == "github" else d.format()) + "\n")
+        groups.setdefault((d.severity.value, d.code, d.message), []).append(d)
+    lines: list[str] = []
+    cut = False
+    for (severity, code, message), members in groups.items():
+        if len(members) <= GROUP_ABOVE:
+            lines.extend(d.format() for d in members)
+            continue
+        cut = True
+        places = ", ".join(f"{d.path}:{d.line}:{d.column}" for d in members[:GROUP_ABOVE])
+        more = len(members) - GROUP_ABOVE
+        lines.append(
+            f"{severity}[{code}] {message} ({len(members):,} times: {places} and {more:,} more)"
+        )
+        hints = {d.hint for d in members}
+        if len(hints) == 1 and members[0].hint:
+            lines.append(f"    hint: {members[0].hint}")
+        elif members[0].hint:
+            lines.append(f"    hint (the first): {members[0].hint}")
+    if cut:
+        lines.append("(--verbose lists each one)")
+    return lines
 
 
 def profile_text(profile: AgentProfile) -> str:

@@ -20,17 +20,17 @@ def init(settings: Settings, directory: Path | None) -> int:
 
     result = init_vault(directory or settings.vault)
     for rel in result.created:
-        click.echo(f"created  {rel}")
+        output.echo(f"created  {rel}")
     for rel in result.skipped:
-        click.echo(f"kept     {rel} (already exists)")
+        output.echo(f"kept     {rel} (already exists)")
     output.print_diagnostics(result.refused, "text", sys.stdout)
     if result.refused:
-        click.echo(
+        output.echo(
             f"vault at {result.root} is incomplete ({len(result.created)} created, "
             f"{len(result.skipped)} kept; a symlink leads outside the vault)"
         )
         return EXIT_PROBLEMS
-    click.echo(
+    output.echo(
         f"vault ready at {result.root} ({len(result.created)} created, {len(result.skipped)} kept)"
     )
     return EXIT_OK
@@ -47,23 +47,26 @@ def init(settings: Settings, directory: Path | None) -> int:
     show_default=True,
     help="Output format; github prints workflow annotations.",
 )
+@output.verbose_option
 @pass_settings
-def validate(settings: Settings, paths: tuple[Path, ...], strict: bool, fmt: str) -> int:
+def validate(
+    settings: Settings, paths: tuple[Path, ...], strict: bool, fmt: str, verbose: bool
+) -> int:
     """Check vaults and profile files; exit 1 when there are errors."""
     from agent_roster.commands.validate import validate as run
 
-    report = run(list(paths) or [settings.vault])
+    report = run(list(paths) or [settings.vault], db=settings.db)
     if fmt == "json":
         output.emit_json(report.to_dict())
     else:
-        output.print_diagnostics(report.diagnostics, fmt, sys.stdout)
+        output.print_diagnostics(report.diagnostics, fmt, sys.stdout, verbose=verbose)
         verdict = "FAILED" if report.failed(strict=strict) else "ok"
         noun = "file" if report.files == 1 else "files"
         summary = (
             f"{report.files} {noun} checked: {report.errors} errors, "
             f"{report.warnings} warnings — {verdict}"
         )
-        click.echo(summary, err=fmt == "github")
+        output.echo(summary, err=fmt == "github")
     return EXIT_PROBLEMS if report.failed(strict=strict) else EXIT_OK
 
 
@@ -81,7 +84,7 @@ def show(settings: Settings, profile_id: str, project: str | None, as_json: bool
         payload = shown.profile.to_json_dict() if shown.profile else None
         output.emit_json(payload)
     elif shown.profile is not None:
-        click.echo(output.profile_text(shown.profile), nl=False)
+        output.echo(output.profile_text(shown.profile), nl=False)
     output.print_diagnostics(shown.diagnostics, "text", sys.stderr)
     return EXIT_OK if shown.ok else EXIT_PROBLEMS
 
@@ -112,13 +115,13 @@ def schema(out_dir: Path | None, check_dir: Path | None) -> int:
             != schemas.render(body)
         ]
         for stem in stale:
-            click.echo(f"{check_dir / stem}.schema.json is out of date", err=True)
+            output.echo(f"{check_dir / stem}.schema.json is out of date", err=True)
         if stale:
-            click.echo("run 'roster schema --out schemas' and commit the result", err=True)
+            output.echo("run 'roster schema --out schemas' and commit the result", err=True)
         return EXIT_PROBLEMS if stale else EXIT_OK
     if out_dir is not None:
         for path in schemas.write_schemas(out_dir):
-            click.echo(f"wrote {path}")
+            output.echo(f"wrote {path}")
         return EXIT_OK
     output.emit_json(schemas.build_schemas())
     return EXIT_OK

@@ -122,7 +122,7 @@ def project_list(settings: Settings, as_json: bool) -> int:
 
 def _project_line(item: Any) -> None:
     default = item.default_profile_id or "(system default)"
-    click.echo(f"{item.id}  name={item.name!r}  default_profile={default}")
+    output.echo(f"{item.id}  name={item.name!r}  default_profile={default}")
 
 
 @click.group()
@@ -202,7 +202,7 @@ def task_show(settings: Settings, task_id: str, as_json: bool) -> int:
 
 def _task_line(item: Any) -> None:
     profile = item.profile_id or "(none: the project's default applies)"
-    click.echo(f"{item.id}  project={item.project_id}  title={item.title!r}  profile={profile}")
+    output.echo(f"{item.id}  project={item.project_id}  title={item.title!r}  profile={profile}")
 
 
 # -- project-scoped profiles ----------------------------------------------------------------
@@ -223,7 +223,7 @@ def pp_list(settings: Settings, project_id: str, as_json: bool) -> int:
 
     def text() -> None:
         for row in result.rows:
-            click.echo(
+            output.echo(
                 f"{row.agent_type:24} {row.status:10} {row.override_path or row.system_path}"
             )
 
@@ -245,9 +245,9 @@ def pp_create(
     result = create_project_profile(settings.vault, project_id, agent_type, seed)
 
     def text() -> None:
-        click.echo(f"created  {result.path}")
+        output.echo(f"created  {result.path}")
         if result.seeded:
-            click.echo("seeded   " + ", ".join(result.seeded))
+            output.echo("seeded   " + ", ".join(result.seeded))
 
     return emit(result, as_json, text)
 
@@ -275,7 +275,7 @@ def pp_edit(
     result = edit_project_profile(settings.vault, project_id, agent_type, config=config)
 
     def text() -> None:
-        click.echo(f"{'edited ' if result.changed else 'unchanged'}  {result.path}")
+        output.echo(f"{'edited ' if result.changed else 'unchanged'}  {result.path}")
         output.print_diagnostics(result.diagnostics, "text", sys.stderr)
 
     return emit(result, as_json, text)
@@ -294,7 +294,7 @@ def pp_delete(settings: Settings, project_id: str, agent_type: str, as_json: boo
 
     def text() -> None:
         for rel in result.removed:
-            click.echo(f"removed  {rel}")
+            output.echo(f"removed  {rel}")
 
     return emit(result, as_json, text)
 
@@ -311,14 +311,14 @@ def pp_show(settings: Settings, project_id: str, agent_type: str, as_json: bool)
     result = show_effective_profile(settings.vault, project_id, agent_type)
 
     def text() -> None:
-        click.echo(f"status   {result.status}")
-        click.echo(output.profile_text(result.profile), nl=False)
-        click.echo("")
+        output.echo(f"status   {result.status}")
+        output.echo(output.profile_text(result.profile), nl=False)
+        output.echo("")
         width = max((len(k) for k in result.origins), default=0)
         for field, origin in sorted(result.origins.items()):
-            click.echo(f"  {field.ljust(width)}  {origin.path} ({origin.section})")
+            output.echo(f"  {field.ljust(width)}  {origin.path} ({origin.section})")
         for warning in result.warnings:
-            click.echo(f"warning  {warning}", err=True)
+            output.echo(f"warning  {warning}", err=True)
         output.print_diagnostics(result.diagnostics, "text", sys.stderr)
 
     return emit(result, as_json, text)

@@ -31,7 +31,7 @@ def _server_lines(row: Any) -> None:
     target = ""
     if server is not None:
         target = server.url or " ".join([server.command, *server.args])
-    click.echo(f"{row.name:20} {row.scope:8} {state:20} {row.path or '(built in)'}  {target}")
+    output.echo(f"{row.name:20} {row.scope:8} {state:20} {row.path or '(built in)'}  {target}")
 
 
 @mcp.command("serve")
@@ -82,11 +82,11 @@ def mcp_show(settings: Settings, name: str, project: str | None, as_json: bool) 
         server = row.server
         if server is not None:
             for key, value in redact_mapping(server.env).items():
-                click.echo(f"  env     {key}={value}")
+                output.echo(f"  env     {key}={value}")
             for key, value in redact_mapping(server.headers).items():
-                click.echo(f"  header  {key}: {value}")
+                output.echo(f"  header  {key}: {value}")
             if server.description:
-                click.echo(f"  {server.description}")
+                output.echo(f"  {server.description}")
 
     emit(row, as_json, text)
     output.print_diagnostics(row.diagnostics, "text", sys.stderr)
@@ -150,7 +150,7 @@ def mcp_add(
         description=description or "",
         project=project,
     )
-    return emit(row, as_json, lambda: click.echo(f"created  {row.path}"))
+    return emit(row, as_json, lambda: output.echo(f"created  {row.path}"))
 
 
 @mcp.command("edit")
@@ -195,7 +195,7 @@ def mcp_edit(
         changes["headers"] = pairs(headers, "--header")
     changes.update(dict.fromkeys(unsets))
     row = edit_mcp_server(settings.vault, name, project, **changes)
-    return emit(row, as_json, lambda: click.echo(f"edited   {row.path}"))
+    return emit(row, as_json, lambda: output.echo(f"edited   {row.path}"))
 
 
 @mcp.command("remove")
@@ -211,9 +211,9 @@ def mcp_remove(settings: Settings, name: str, project: str | None, as_json: bool
 
     def text() -> None:
         for rel in result.removed:
-            click.echo(f"removed  {rel}")
+            output.echo(f"removed  {rel}")
         if result.falls_back_to:
-            click.echo(f"profiles using {name!r} now get {result.falls_back_to}")
+            output.echo(f"profiles using {name!r} now get {result.falls_back_to}")
 
     return emit(result, as_json, text)
 
@@ -236,13 +236,13 @@ def migrate_mcp(settings: Settings, config: Path | None, dry_run: bool, as_json:
     def text() -> None:
         verb = "would write" if dry_run else "wrote"
         for rel in report.written:
-            click.echo(f"{verb:11} {rel}")
+            output.echo(f"{verb:11} {rel}")
         for rel in report.profiles:
-            click.echo(f"{'would edit' if dry_run else 'edited':11} {rel}")
+            output.echo(f"{'would edit' if dry_run else 'edited':11} {rel}")
         for rel, reason in report.skipped:
-            click.echo(f"{'skipped':11} {rel}: {reason}")
+            output.echo(f"{'skipped':11} {rel}: {reason}")
         for where, reason in report.failed:
-            click.echo(f"{'failed':11} {where}: {reason}")
+            output.echo(f"{'failed':11} {where}: {reason}")
 
     emit(report, as_json, text)
     return EXIT_PROBLEMS if report.failed else EXIT_OK

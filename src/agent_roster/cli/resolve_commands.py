@@ -13,12 +13,19 @@ from agent_roster.cli.app import EXIT_OK, Settings, pass_settings
 def _resolved(
     settings: Settings, task: str | None, profile: str | None, project: str | None
 ) -> object:
-    from agent_roster.commands.resolve import build_index, resolve_launch
+    from agent_roster.commands.resolve import build_index, resolve_launch, running_daemon
     from agent_roster.commands.sync import open_store
 
     with open_store(settings.vault, settings.db) as store:
         index = build_index(store, settings.vault)
-    return resolve_launch(index, settings.vault, task=task, profile=profile, project=project)
+    return resolve_launch(
+        index,
+        settings.vault,
+        task=task,
+        profile=profile,
+        project=project,
+        daemon=running_daemon(settings.vault),
+    )
 
 
 @click.command()
@@ -39,28 +46,28 @@ def resolve(
         output.emit_json(resolved.to_dict())
         return EXIT_OK
     r = resolved.resolution
-    click.echo(f"level      {r.level}")
-    click.echo(
+    output.echo(f"level      {r.level}")
+    output.echo(
         f"profile    {r.profile_id or '(system default)'}"
         + (f" in project {r.project}" if r.project else "")
     )
     for warning in r.warnings:
-        click.echo(f"warning    {warning}", err=True)
-    click.echo("")
+        output.echo(f"warning    {warning}", err=True)
+    output.echo("")
     width = max((len(k) for k in r.origins), default=0)
     for field, origin in sorted(r.origins.items()):
-        click.echo(f"  {field.ljust(width)}  {origin.path} ({origin.section})")
-    click.echo("")
+        output.echo(f"  {field.ljust(width)}  {origin.path} ({origin.section})")
+    output.echo("")
     spec = resolved.launch
-    click.echo(f"runtime    {spec.runtime}")
+    output.echo(f"runtime    {spec.runtime}")
     if spec.argv:
-        click.echo("argv       " + " ".join(_quote(a) for a in spec.command("<prompt>")))
+        output.echo("argv       " + " ".join(_quote(a) for a in spec.command("<prompt>")))
     if spec.tools:
-        click.echo("tools      " + ", ".join(spec.tools))
+        output.echo("tools      " + ", ".join(spec.tools))
     for path in spec.files:
-        click.echo(f"file       {path}")
+        output.echo(f"file       {path}")
     for note in spec.notes:
-        click.echo(f"note       {note}")
+        output.echo(f"note       {note}")
     return EXIT_OK
 
 
@@ -90,7 +97,7 @@ def run(
     resolved = _resolved(settings, task, profile, project)
     assert isinstance(resolved, Resolved)
     for warning in resolved.resolution.warnings:
-        click.echo(f"warning: {warning}", err=True)
+        output.echo(f"warning: {warning}", err=True)
     sys.stdout.flush()
     return run_launch(resolved, " ".join(prompt))
 

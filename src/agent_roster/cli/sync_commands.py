@@ -22,6 +22,7 @@ from agent_roster.cli.app import (
     Settings,
     pass_settings,
 )
+from agent_roster.redact import redact_text
 
 
 def _summary(report: object) -> str:
@@ -44,24 +45,40 @@ def _summary(report: object) -> str:
     help="Delete rows whose files are gone (clears task and project references to them).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@output.verbose_option
 @pass_settings
-def sync(settings: Settings, prune: bool, as_json: bool) -> int:
+def sync(settings: Settings, prune: bool, as_json: bool, verbose: bool) -> int:
     """Sync the vault into the database once."""
     from agent_roster.commands.sync import sync_vault
 
-    report = sync_vault(settings.vault, settings.db, prune=prune)
+    # The report says everything the engine logs (a line per failing file, for `watch`).
+    quiet = logging.NullHandler()
+    engine_log = logging.getLogger("agent_roster.sync")
+    engine_log.addHandler(quiet)
+    try:
+        report = sync_vault(settings.vault, settings.db, prune=prune)
+    finally:
+        engine_log.removeHandler(quiet)
     if as_json:
         output.emit_json(report.to_dict())
     else:
-        for event in report.events:
-            click.echo(f"{event.kind:9} {event.path or event.entry_id}  {event.message}")
-            output.print_diagnostics(
-                (d for d in event.diagnostics if d.is_error), "text", sys.stdout
-            )
-        for rel in report.starter_files:
-            click.echo(f"starter   {rel}")
-        output.print_diagnostics(report.diagnostics, "text", sys.stdout)
-        click.echo(_summary(report))
+        if verbose:  # each event with its errors
+            for event in report.events:
+                output.echo(f"{event.kind:9} {event.path or event.entry_id}  {event.message}")
+                output.print_diagnostics(
+                    (d for d in event.diagnostics if d.is_error), "text", sys.stdout, verbose=True
+                )
+        else:  # the events, then their errors grouped
+            events = [f"{e.kind:9} {e.path or e.entry_id}  {e.message}" for e in report.events]
+            for line in output.capped_lines(events, "events", verbose=False):
+                output.echo(line)
+            errors = [d for e in report.events for d in e.diagnostics if d.is_error]
+            output.print_diagnostics(errors, "text", sys.stdout)
+        starters = [f"starter   {rel}" for rel in report.starter_files]
+        for line in output.capped_lines(starters, "starter files", verbose=verbose):
+            output.echo(line)
+        output.print_diagnostics(report.diagnostics, "text", sys.stdout, verbose=verbose)
+        output.echo(_summary(report))
     unloaded = any(d.is_error for d in report.diagnostics)
     return EXIT_PROBLEMS if report.failing or unloaded else EXIT_OK
 
@@ -120,7 +137,7 @@ class _WatchFormatter(logging.Formatter):
         line = f"{self.formatTime(record, self.datefmt)} {text}"
         if record.exc_info:
             line += "\n" + self.formatException(record.exc_info)
-        return line
+        return redact_text(line)
 
 
 @contextlib.contextmanager
@@ -146,8 +163,9 @@ def _watch_log() -> Iterator[logging.Logger]:
 @click.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the status as JSON.")
 @click.option("--events", default=10, show_default=True, help="How many recent events to show.")
+@output.verbose_option
 @pass_settings
-def status(settings: Settings, as_json: bool, events: int) -> int:
+def status(settings: Settings, as_json: bool, events: int, verbose: bool) -> int:
     """Last sync, failing files with their diagnostics, recent events."""
     from agent_roster.commands.sync import vault_status
 
@@ -160,25 +178,25 @@ def status(settings: Settings, as_json: bool, events: int) -> int:
         if report.last_sync
         else "never"
     )
-    click.echo(f"database   {report.database}")
-    click.echo(f"last sync  {when}")
+    output.echo(f"database   {report.database}")
+    output.echo(f"last sync  {when}")
     for kind, by_status in sorted(report.files.items()):
         parts = ", ".join(f"{n} {s}" for s, n in sorted(by_status.items()))
-        click.echo(f"{kind + 's':10} {parts}")
+        output.echo(f"{kind + 's':10} {parts}")
     if report.failing:
-        click.echo(
+        output.echo(
             f"\n{len(report.failing)} failing file(s); the previous version of each stays active:"
         )
-        for failing in report.failing:
-            output.print_diagnostics(failing.diagnostics, "text", sys.stdout)
+        found = [d for failing in report.failing for d in failing.diagnostics]
+        output.print_diagnostics(found, "text", sys.stdout, verbose=verbose)
     if report.unloaded:
-        click.echo(f"\n{len(report.unloaded)} file(s) in the vault not loaded:")
-        output.print_diagnostics(report.unloaded, "text", sys.stdout)
+        output.echo(f"\n{len(report.unloaded)} file(s) in the vault not loaded:")
+        output.print_diagnostics(report.unloaded, "text", sys.stdout, verbose=verbose)
     if report.recent_events:
-        click.echo("\nrecent events:")
+        output.echo("\nrecent events:")
         for event in report.recent_events:
             stamp = time.strftime("%H:%M:%S", time.localtime(event.at or 0))
-            click.echo(f"  {stamp} {event.kind:9} {event.path or event.entry_id}  {event.message}")
+            output.echo(f"  {stamp} {event.kind:9} {event.path or event.entry_id}  {event.message}")
     return EXIT_PROBLEMS if report.problems else EXIT_OK
 
 
@@ -195,11 +213,11 @@ def migrate_config(settings: Settings, config: Path, as_json: bool) -> int:
         output.emit_json(report.to_dict())
     else:
         for rel in report.written:
-            click.echo(f"wrote    {rel}")
+            output.echo(f"wrote    {rel}")
         for rel, reason in report.skipped:
-            click.echo(f"skipped  {rel}: {reason}")
+            output.echo(f"skipped  {rel}: {reason}")
         for profile_id, found in report.failed:
-            click.echo(f"failed   {profile_id}:")
+            output.echo(f"failed   {profile_id}:")
             output.print_diagnostics(found, "text", sys.stdout)
         output.print_diagnostics(report.warnings, "text", sys.stdout)
     return EXIT_PROBLEMS if report.failed else EXIT_OK

@@ -21,6 +21,7 @@ from typing import Protocol
 
 import msgspec
 
+from agent_roster.codecs.support import Support
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.known_tools import DEFAULT_EMBEDDED_COMMANDS, DEFAULT_EMBEDDED_SERVER
 from agent_roster.model.mcp import McpServer
@@ -82,9 +83,26 @@ class NativeFile(msgspec.Struct, frozen=True, kw_only=True):
 
 
 #: Reads the current text of a file relative to the output folder, or ``None`` when it does
-#: not exist. Codecs that merge into a shared settings file (Codex ``config.toml``, Gemini
-#: ``settings.json``, ``opencode.json``) keep everything they do not own.
+#: not exist; raises :class:`~agent_roster.errors.UnreadableFileError` when it exists but is
+#: not UTF-8 text (codecs call it through ``native_io.existing_text``, which turns that
+#: into a diagnostic). Codecs that merge into a shared settings file (Codex
+#: ``config.toml``, Gemini ``settings.json``, ``opencode.json``) keep everything they do
+#: not own.
 ReadExisting = Callable[[str], "str | None"]
+
+
+class RenderOption(msgspec.Struct, frozen=True, kw_only=True):
+    """A choice a codec offers at render time (``roster render --option HARNESS.NAME=VALUE``),
+    for what the harness's readers disagree on (Copilot: which MCP files to write)."""
+
+    name: str
+    #: The values it takes; the first is the default.
+    choices: tuple[str, ...]
+    help: str
+
+    @property
+    def default(self) -> str:
+        return self.choices[0]
 
 
 class RenderRequest(msgspec.Struct, frozen=True, kw_only=True):
@@ -108,6 +126,13 @@ class RenderRequest(msgspec.Struct, frozen=True, kw_only=True):
     #: the whole render's files, losses and diagnostics, in order.
     part: tuple[int, int] | None = None
     shared: bool = True
+    #: This codec's options (:attr:`Codec.options` names), already checked against their
+    #: choices; an option not given has its default.
+    options: dict[str, str] = msgspec.field(default_factory=dict)
+
+    def option(self, option: RenderOption) -> str:
+        """The value chosen for ``option``, or its default."""
+        return self.options.get(option.name, option.default)
 
     def owns(self, index: int) -> bool:
         """Whether the agent file of ``profiles[index]`` belongs to this part."""
@@ -171,6 +196,11 @@ class Codec(Protocol):
     #: Whether ``render`` honours :attr:`RenderRequest.part`, so a large render can be
     #: split across processes.
     partitioned: bool
+    #: The render options this codec takes (usually none).
+    options: tuple[RenderOption, ...]
+    #: What render does with each canonical field (``support.declare``; the support
+    #: matrix, ``roster compare``), checked against probe renders by a test.
+    support: Mapping[str, tuple[Support, ...]]
 
     def discover(self, roots: Roots) -> Discovery:
         """The agents the harness would load from ``roots``, by its own precedence."""

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, NamedTuple
 
 import yaml
@@ -18,12 +17,6 @@ from agent_roster import diagnostics as dx
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.profile import AgentProfile, NativeForm
 from agent_roster.vault.frontmatter import Mark, read_frontmatter
-
-
-def read_exact(path: Path, errors: str = "strict") -> str:
-    """A file's text exactly: ``Path.read_text`` would turn CRLF into LF, and a prompt's
-    line ends are part of it (issue 12 item 1)."""
-    return path.read_bytes().decode("utf-8", errors)
 
 
 class NativeDocument(NamedTuple):
@@ -58,6 +51,81 @@ def read_native(text: str, path: str, out: list[Diagnostic]) -> NativeDocument |
     return NativeDocument(
         dict(fm.data), raw[start:], fm.body_line, True, dict(fm.key_marks), bom + raw[:start]
     )
+
+
+#: The characters JavaScript's ``\s`` and ``String.prototype.trim`` take as white space
+#: (Python's ``str.isspace`` differs: it has U+001C to U+001F and U+0085, not U+FEFF).
+JS_WHITESPACE = (
+    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
+    "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+#: What JavaScript's ``.`` does not match: its line terminators.
+JS_LINE_ENDS = "\n\r\u2028\u2029"
+
+#: A harness's own repair of frontmatter its YAML parser refused: the frontmatter's text
+#: (the lines between the fences, exactly as the file has them) in, the text it retries out.
+Repair = Callable[[str], str]
+
+
+class Recovery(NamedTuple):
+    """A harness that reads some frontmatter only after repairing it (issue 12 item 5):
+    its name, the repair, and what the repair does, in words."""
+
+    harness: str
+    repair: Repair
+    rule: str
+
+
+def read_native_recovering(
+    text: str, path: str, out: list[Diagnostic], recovery: Recovery | None
+) -> NativeDocument | None:
+    """:func:`read_native`, and where the frontmatter is not valid YAML and ``recovery``
+    is given, the file as the harness reads it after its repair: a ``harness-recovered``
+    warning at the YAML error instead of the error, and the document's ``head`` still the
+    file's own text (the repair changes only how the frontmatter is parsed), so the agent
+    renders back byte for byte. ``None`` when even the repair does not parse."""
+    found: list[Diagnostic] = []
+    doc = read_native(text, path, found)
+    errors = [d for d in found if d.is_error]
+    if doc is not None or recovery is None or any(d.code != "yaml-invalid" for d in errors):
+        out.extend(found)
+        return doc
+    repaired = _repaired(text, recovery.repair)
+    again = read_native(repaired, path, []) if repaired not in (None, text) else None
+    if again is None or not text.endswith(again.body):
+        out.extend(found)
+        return None
+    first = errors[0]
+    out.append(
+        harness_diagnostic(
+            "harness-recovered",
+            f"{first.message}; {recovery.harness} {recovery.rule}, so it loads the agent: "
+            "roster reads it the same way",
+            path=path,
+            line=first.line,
+            column=first.column,
+            hint='quote the value (key: "a: b") so that every tool reads the file alike',
+            warning=True,
+        )
+    )
+    return again._replace(head=text[: len(text) - len(again.body)])
+
+
+def _repaired(text: str, repair: Repair) -> str | None:
+    # ``text`` with ``repair`` applied to the lines between its frontmatter fences.
+    bom = "\ufeff" if text.startswith("\ufeff") else ""
+    raw = text[len(bom) :]
+    start = raw.find("\n") + 1
+    if not start:
+        return None
+    pos = start
+    while True:
+        end = raw.find("\n", pos)
+        if raw[pos : end if end >= 0 else len(raw)].rstrip(" \t\r") in ("---", "..."):
+            return bom + raw[:start] + repair(raw[start:pos]) + raw[pos:]
+        if end < 0:
+            return None
+        pos = end + 1
 
 
 def line_offset(raw: str, line: int) -> int:

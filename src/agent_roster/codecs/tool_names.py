@@ -21,25 +21,25 @@ from agent_roster.known_tools import DEFAULT_EMBEDDED_COMMANDS
 HARNESSES = ("opencode", "gemini", "copilot", "defect", "agh", "codex", "cursor")
 
 _TABLE = """
-Read                 read          read_file            read      read_file                 -                 -                    -
+Read                 read          read_file            read|view read_file                 -                 -                    -
 NotebookRead         read*         read_file*           read      read_file*                -                 -                    -
 Write                edit*         write_file           edit*     write_file                -                 apply_patch*         -
 Edit                 edit          replace              edit      edit_file                 -                 apply_patch          -
 MultiEdit            edit          replace*             edit      edit_file*                -                 apply_patch*         -
 NotebookEdit         edit*         -                    edit      -                         -                 -                    -
-Bash                 bash          run_shell_command    execute   bash                      -                 shell|exec_command   -
+Bash                 bash          run_shell_command    execute|bash bash                      -                 shell|exec_command   -
 BashOutput           -             -                    -         inspect_background_task*  -                 -                    -
 KillShell            -             -                    -         cancel_background_task*   -                 -                    -
-Grep                 grep          grep_search|search_file_content  search*  search         -                 -                    -
-Glob                 glob          glob                 search*   search*                   -                 -                    -
+Grep                 grep          grep_search|search_file_content  grep  search         -                 -                    -
+Glob                 glob          glob                 glob      search*                   -                 -                    -
 LS                   list          list_directory       -         -                         -                 -                    -
 WebFetch             webfetch      web_fetch            web*      fetch                     -                 -                    -
 WebSearch            websearch     google_web_search    web*      -                         -                 web_search           -
-Task                 task          -                    agent     spawn_agent               -                 spawn_agent          -
+Task                 task          -                    agent|task spawn_agent               -                 spawn_agent          -
 Agent                task          -                    agent     spawn_agent               -                 spawn_agent          -
 TaskOutput           -             -                    -         -                         -                 -                    -
 TaskStop             -             -                    -         -                         -                 -                    -
-TodoWrite            todowrite     write_todos          todo      -                         -                 update_plan*         -
+TodoWrite            todowrite     write_todos          todo|update_todo -                         -                 update_plan*         -
 TodoRead             todoread      -                    todo*     -                         -                 -                    -
 AskUserQuestion      question      ask_user             -         -                         -                 -                    -
 Skill                skill         activate_skill       -         skill                     agh__skill_view*  -                    -
@@ -109,6 +109,27 @@ def native_names(harness: str, canonical: str) -> tuple[NativeName, ...]:
 def to_canonical(harness: str, native: str) -> str | None:
     """The canonical tool for a native name (case-insensitive), or ``None``."""
     return _tables().to_canonical[harness].get(native.casefold())
+
+
+@cache
+def _synonyms() -> dict[str, tuple[str, tuple[str, ...]]]:
+    rows: dict[str, tuple[str, list[str]]] = {}
+    for harness in HARNESSES:
+        for native, canonical in _tables().to_canonical[harness].items():
+            if native == canonical.casefold():
+                continue  # the same word: spelling, not a synonym (did-you-mean finds it)
+            entry = rows.setdefault(native, (canonical, []))
+            if entry[0] == canonical:
+                entry[1].append(harness)
+    return {native: (canonical, tuple(hs)) for native, (canonical, hs) in rows.items()}
+
+
+def synonym(name: str) -> tuple[str, tuple[str, ...]] | None:
+    """The canonical tool another harness's name stands for, with the harnesses that call
+    it so (``shell`` → (``Bash``, (``codex``,))), or None when no harness uses the name.
+    Case is ignored; the first harness in :data:`HARNESSES` decides a name two harnesses
+    use for different tools."""
+    return _synonyms().get(name.casefold())
 
 
 # ``Bash(git log:*)``: a canonical tool narrowed to an argument pattern (docs/format.md).

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Protocol
 import msgspec
 
 if TYPE_CHECKING:
+    from agent_roster.resolve.attach import Attachment
     from agent_roster.resolve.config import RosterConfig
     from agent_roster.resolve.index import ProfileIndex
     from agent_roster.store import Store
@@ -45,6 +46,10 @@ class LiveState(Protocol):
     def wait_synced(self, path: Path, content_hash: str, timeout: float) -> bool:
         """Block until the watcher has synced ``path`` with ``content_hash`` (``True``), or
         ``timeout`` seconds pass (``False``)."""
+        ...
+
+    def daemon(self) -> Attachment:
+        """How launches reach this daemon's embedded MCP server."""
         ...
 
 
@@ -106,6 +111,15 @@ class RosterContext:
         from agent_roster.commands.resolve import build_index
 
         return build_index(self.store(), self.vault)
+
+    def daemon(self) -> Attachment | None:
+        """The running ``roster up`` that launch specs attach (``None``: none runs for this
+        vault): the daemon itself when live, else whoever holds the vault's lock file."""
+        if self.live is not None:
+            return self.live.daemon()
+        from agent_roster.commands.resolve import running_daemon
+
+        return running_daemon(self.vault)
 
     def close(self) -> None:
         if self._store is not None:

@@ -9,15 +9,16 @@ import can never leave a file ``roster validate`` rejects.
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import msgspec
 
 from agent_roster import diagnostics as dx
 from agent_roster.codecs import get_codec
-from agent_roster.codecs.base import Discovery, Loss, Roots
+from agent_roster.codecs.base import Discovery, Loss, LossOutcome, Roots
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.errors import PathOutsideVaultError
 from agent_roster.known_tools import KnownTools
@@ -102,7 +103,11 @@ def import_agents(
     for profile in found.profiles:
         run.profile(profile, known)
     return ImportReport(
-        tuple(run.files), found.losses, tuple(run.diagnostics), found.refused, dry_run
+        tuple(run.files),
+        (*found.losses, *run.losses),
+        tuple(run.diagnostics),
+        found.refused,
+        dry_run,
     )
 
 
@@ -116,6 +121,7 @@ class _Import:
         self.dry_run = dry_run
         self.files: list[Imported] = []
         self.diagnostics: list[Diagnostic] = []
+        self.losses: list[Loss] = []
 
     def server_names(self) -> set[str]:
         """Registry names visible in the import's scope: the vault's and those imported.
@@ -179,6 +185,7 @@ class _Import:
     def profile(self, profile: AgentProfile, known: KnownTools) -> None:
         if self._unsafe(profile.id, "agent", profile.source):
             return
+        profile = self._storable(profile)
         profile = msgspec.structs.replace(profile, project=self.project, source="")
         path = self.layout.profile_path(profile.id, self.project)
         rel = self.layout.relative(path)
@@ -192,6 +199,35 @@ class _Import:
         if not parsed.ok:
             return
         self._write("profile", profile.id, path, rel, text)
+
+    def _storable(self, profile: AgentProfile) -> AgentProfile:
+        """``profile`` without the values a vault file cannot hold (JSON has no date or
+        time, NaN or infinity: TOML and YAML do), each reported as a dropped field."""
+        changes: dict[str, Any] = {}
+        for field in ("temperature", "top_p"):
+            value = getattr(profile, field)
+            if value is not None and not math.isfinite(value):
+                changes[field] = None
+                self._dropped(profile, field, repr(value))
+        harness: dict[str, dict[str, Any]] = {}
+        for codec, block in profile.harness.items():
+            kept = {key: value for key, value in block.items() if _storable(value)}
+            for key in block.keys() - kept.keys():
+                self._dropped(profile, f"harness.{codec}.{key}", "a date, a time, NaN or infinity")
+            harness[codec] = kept
+        if harness != profile.harness:
+            changes["harness"] = {codec: block for codec, block in harness.items() if block}
+        return msgspec.structs.replace(profile, **changes) if changes else profile
+
+    def _dropped(self, profile: AgentProfile, field: str, what: str) -> None:
+        self.losses.append(
+            Loss(
+                profile=profile.id,
+                field=field,
+                outcome=LossOutcome.DROPPED,
+                detail=f"holds {what}, which a vault file (JSON) cannot hold; not imported",
+            )
+        )
 
     def _write(self, kind: str, name: str, path: Path, rel: str, text: str) -> None:
         try:
@@ -231,3 +267,23 @@ def _same_server(a: McpServer, b: McpServer) -> bool:
     ignore = {"source", "notes"}
     fields = [f for f in a.__struct_fields__ if f not in ignore]
     return all(getattr(a, f) == getattr(b, f) for f in fields)
+
+
+def _storable(value: Any) -> bool:
+    """Whether JSON holds ``value`` exactly (walked without recursion: parsed files nest
+    as deep as their parsers allow)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if not all(isinstance(key, str) for key in item):
+                return False
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, float):
+            if not math.isfinite(item):
+                return False
+        elif not (item is None or isinstance(item, bool | int | str)):
+            return False
+    return True

@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 import msgspec
 
-from agent_roster.codecs import get_codec
+from agent_roster.codecs import codec_names, get_codec
 from agent_roster.codecs.base import Codec, Loss, RenderRequest, Scope
 from agent_roster.commands.ledger import locked
 from agent_roster.commands.output_folder import (
@@ -185,10 +185,12 @@ def render_agents(
     check: bool = False,
     dry_run: bool = False,
     prune: bool = False,
+    options: Sequence[str] = (),
 ) -> RenderReport:
     """Render the vault's profiles (all, or ``ids``) for each harness under ``out``, and
     report the files earlier renders wrote that this one no longer produces (``prune``:
-    delete those still exactly as roster wrote them)."""
+    delete those still exactly as roster wrote them). ``options`` are codec options as
+    ``HARNESS.NAME=VALUE`` (:attr:`Codec.options`)."""
     try:
         scope = Scope(scope)
     except ValueError:
@@ -196,6 +198,7 @@ def render_agents(
     codecs = [get_codec(name) for name in dict.fromkeys(harnesses)]
     if not codecs:
         raise UsageError("name at least one harness to render to")
+    chosen = codec_options(codecs, options)
     base = Path(out) if out is not None else default_out(scope)
     # A render is a bulk job: hundreds of thousands of short-lived acyclic objects, which
     # reference counting frees, while the collector would walk the loaded vault over and
@@ -203,8 +206,53 @@ def render_agents(
     writes = not (check or dry_run)
     with locked(base) if writes else contextlib.nullcontext(), paused_gc():
         return _render(
-            vault, codecs, scope, base, ids, project, check=check, dry_run=dry_run, prune=prune
+            vault,
+            codecs,
+            scope,
+            base,
+            ids,
+            project,
+            check=check,
+            dry_run=dry_run,
+            prune=prune,
+            options=chosen,
         )
+
+
+def codec_options(codecs: Sequence[Codec], given: Sequence[str]) -> dict[str, dict[str, str]]:
+    """``HARNESS.NAME=VALUE`` options checked against what each codec offers, by harness;
+    every problem is a :class:`UsageError` naming the choices."""
+    chosen: dict[str, dict[str, str]] = {codec.name: {} for codec in codecs}
+    by_name = {codec.name: codec for codec in codecs}
+    for text in given:
+        key, sep, value = text.partition("=")
+        harness, dot, name = key.partition(".")
+        if not (sep and dot and harness and name):
+            raise UsageError(
+                f"option {text!r} is not HARNESS.NAME=VALUE", hint="e.g. copilot.mcp=cli"
+            )
+        codec = by_name.get(harness)
+        if codec is None:
+            raise UsageError(
+                f"option {text!r} is for {harness!r}, which this render does not write",
+                hint="add --to " + harness
+                if harness in codec_names()
+                else "one of " + ", ".join(by_name),
+            )
+        offered = {option.name: option for option in codec.options}
+        option = offered.get(name)
+        if option is None:
+            listed = ", ".join(f"{harness}.{o}" for o in offered) or "none"
+            raise UsageError(
+                f"{harness} has no render option {name!r}", hint=f"its options: {listed}"
+            )
+        if value not in option.choices:
+            raise UsageError(
+                f"{harness}.{name} takes {', '.join(option.choices)}, not {value!r}",
+                hint=option.help,
+            )
+        chosen[harness][name] = value
+    return chosen
 
 
 def _render(
@@ -218,6 +266,7 @@ def _render(
     check: bool,
     dry_run: bool,
     prune: bool,
+    options: dict[str, dict[str, str]],
 ) -> RenderReport:
     effective = load_effective(vault, ids, project=project)
     request = RenderRequest(
@@ -233,9 +282,16 @@ def _render(
     )
 
     def run(codec: Codec, part: RenderRequest) -> _Outcome:
+        if options.get(codec.name):
+            part = msgspec.structs.replace(part, options=options[codec.name])
         rendering = codec.render(part, folder.read)
-        written, records = folder.apply(codec.name, rendering.files, check=check, dry_run=dry_run)
-        return _Outcome(tuple(written), rendering.losses, rendering.diagnostics, tuple(records))
+        applied = folder.apply(codec.name, rendering.files, check=check, dry_run=dry_run)
+        return _Outcome(
+            tuple(applied.results),
+            rendering.losses,
+            (*rendering.diagnostics, *applied.diagnostics),
+            tuple(applied.records),
+        )
 
     outcomes: dict[str, list[_Outcome]] = {}
     split = [c for c in codecs if c.partitioned]

@@ -15,8 +15,12 @@ from typing import NamedTuple
 
 import msgspec
 
+from agent_roster import diagnostics as dx
 from agent_roster.codecs.base import NativeFile
-from agent_roster.errors import VaultError
+from agent_roster.codecs.native_io import decode_text
+from agent_roster.diagnostics import Diagnostic
+from agent_roster.errors import UnreadableFileError, VaultError
+from agent_roster.redact import redact_text
 from agent_roster.vault.writer import atomic_write
 
 CREATED = "created"
@@ -54,6 +58,24 @@ class Record(msgspec.Struct, frozen=True, array_like=True):
     before: str
     profile: str
     merged: bool
+
+
+def _diff(current: str | None, content: str, shown: str) -> str:
+    """The ``--dry-run`` diff, made from both sides with their secrets masked (issue 11
+    item 3): a diff is output, and rendered MCP configs hold headers and env values."""
+    before = redact_text(current or "")
+    after = redact_text(content)
+    diff = "".join(
+        difflib.unified_diff(
+            before.splitlines(keepends=True),
+            after.splitlines(keepends=True),
+            fromfile=shown if current is not None else "/dev/null",
+            tofile=shown,
+        )
+    )
+    if not diff:  # the two differ only where a secret is masked
+        diff = f"{shown}: only masked values differ\n"
+    return diff
 
 
 def digest(data: bytes) -> str:
@@ -113,8 +135,16 @@ class OutputFolder:
         return path, is_link is not None
 
     def read(self, rel: str) -> str | None:
+        """The text of ``rel`` (a codec's ``existing``); ``None`` when there is none.
+        Raises :class:`UnreadableFileError` when it is not UTF-8 text."""
         path, exists = self._locate(rel)
-        return self._read(path) if exists else None
+        data = self._read(path) if exists else None
+        if data is None:
+            return None
+        text = data if isinstance(data, Diagnostic) else decode_text(data, path, hint=_LEFT_ALONE)
+        if isinstance(text, Diagnostic):
+            raise UnreadableFileError(f"cannot read {path}", [text])
+        return text
 
     def shown(self, rel: str) -> str:
         """``rel`` as reports show it: under the root as the user gave it."""
@@ -155,13 +185,22 @@ class OutputFolder:
         return True
 
     @staticmethod
-    def _read(path: str) -> str | None:
+    def _read(path: str) -> bytes | Diagnostic | None:
+        """The bytes of the file at ``path``; ``None`` when there is none; an error when
+        something is there that is not a regular file roster can read (a folder, a FIFO,
+        no permission): render leaves it alone. Non-blocking, so a FIFO cannot hang it."""
+        flags = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
         try:
-            fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+            fd = os.open(path, flags)
         except (FileNotFoundError, NotADirectoryError):
             return None
+        except OSError as exc:
+            return _in_the_way(path, exc.strerror or type(exc).__name__)
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            return _in_the_way(path, "not a regular file (a folder, a FIFO or a device)")
         with os.fdopen(fd, "rb") as handle:
-            return handle.read().decode("utf-8")
+            return handle.read()
 
     def _written(self, path: str) -> None:
         folder, name = os.path.split(path)
@@ -172,11 +211,13 @@ class OutputFolder:
 
     def apply(
         self, harness: str, natives: Iterable[NativeFile], *, check: bool, dry_run: bool
-    ) -> tuple[list[FileResult], list[Record]]:
-        """Write (or compare, or diff) each file; the report rows, and the ledger's
-        record of every file produced."""
+    ) -> Applied:
+        """Write (or compare, or diff) each file: the report rows, the ledger's record of
+        every file produced, and an error for each file in the way that is not UTF-8 text
+        (left as it is: render never replaces what it could not read)."""
         results: list[FileResult] = []
         records: list[Record] = []
+        problems: list[Diagnostic] = []
         seen: set[str] = set()
         for native in natives:
             if native.path in seen:  # two outputs for one file would lose one silently
@@ -184,42 +225,78 @@ class OutputFolder:
             seen.add(native.path)
             path, exists = self._locate(native.path)
             shown = path
-            current = self._read(path) if exists else None
+            raw = self._read(path) if exists else None
+            if isinstance(raw, Diagnostic):
+                problems.append(raw)
+                continue
+            current = None if raw is None else decode_text(raw, shown, hint=_LEFT_ALONE)
+            if isinstance(current, Diagnostic):
+                problems.append(current)
+                continue
             data = native.content.encode("utf-8")
             made = digest(data)
-            if current is None:
+            if raw is None:
                 before = ""
-            elif current == native.content:
+            elif raw == data:
                 before = made
             else:
-                before = digest(current.encode("utf-8"))
+                before = digest(raw)
             records.append(Record(native.path, made, before, native.profile, native.merged))
-            if current == native.content:
+            if raw == data:
                 results.append(FileResult(harness, shown, UNCHANGED))
                 continue
             status = CREATED if current is None else UPDATED
             diff = ""
             if dry_run:
-                diff = "".join(
-                    difflib.unified_diff(
-                        (current or "").splitlines(keepends=True),
-                        native.content.splitlines(keepends=True),
-                        fromfile=shown if current is not None else "/dev/null",
-                        tofile=shown,
-                    )
-                )
+                diff = _diff(current, native.content, shown)
             elif not check:
                 # Rendered files are derived and rewritten on demand: atomic for readers,
                 # without the per-file fsync (see atomic_write).
                 folder_exists = self._entries.get(os.path.dirname(path)) is not None
-                atomic_write(
-                    path,
-                    data,
-                    mode=native.mode,
-                    durable=False,
-                    make_folder=not folder_exists,
-                    new=not exists,
-                )
-                self._written(path)
+                try:
+                    atomic_write(
+                        path,
+                        data,
+                        mode=native.mode,
+                        durable=False,
+                        make_folder=not folder_exists,
+                        new=not exists,
+                    )
+                    self._written(path)
+                except OSError as exc:  # a file where a folder belongs, no permission
+                    problems.append(
+                        dx.make(
+                            "file-unwritable",
+                            f"cannot write {shown}: {exc.strerror or type(exc).__name__}",
+                            path=shown,
+                            hint="move away what is in the way, or make the folder writable",
+                        )
+                    )
+                    records.pop()
+                    continue
             results.append(FileResult(harness, shown, status, diff))
-        return results, records
+        return Applied(results, records, problems)
+
+
+class Applied(NamedTuple):
+    """What :meth:`OutputFolder.apply` did."""
+
+    results: list[FileResult]
+    records: list[Record]
+    diagnostics: list[Diagnostic]
+
+
+def _in_the_way(path: str, why: str) -> Diagnostic:
+    return dx.make(
+        "file-unreadable",
+        f"cannot read {path}: {why}",
+        path=path,
+        hint="render leaves what it cannot read as it is: move it away to let render write "
+        "the file",
+    )
+
+
+_LEFT_ALONE = (
+    "render leaves a file it cannot read as it is: save it as UTF-8, or move it away to "
+    "let render write it"
+)

@@ -53,6 +53,23 @@ SPECS: tuple[CommandSpec, ...] = (
     _spec("create_profile", "profiles", "profile create", writes=True),
     _spec("edit_profile", "profiles", "profile edit", writes=True, base_from="get_profile"),
     _spec("delete_profile", "profiles", "profile delete", writes=True, base_from="get_profile"),
+    # Install manifest
+    _spec("check_profile", "install", "check"),
+    _spec("install_profile", "install", "install", writes=True),
+    # Export / import
+    _spec("export_profile", "share", "export"),
+    _spec("import_profile", "share", "import", writes=True),
+    # Git sources with a lock
+    _spec("source_add", "sources", "source add", writes=True),
+    _spec("source_update", "sources", "source update", writes=True),
+    _spec("source_sync", "sources", "source sync", writes=True),
+    _spec("source_remove", "sources", "source remove", writes=True),
+    _spec("source_list", "sources", "source list"),
+    # Discovery
+    _spec("list_available_tools", "available_tools", "tools"),
+    # MCP server registry: probing and the tool catalog (writes: the catalog in the database)
+    _spec("probe_mcp_server", "probe", "mcp probe", writes=True),
+    _spec("list_mcp_tool_catalog", "probe", "mcp catalog", writes=True),
 )
 
 #: The names alone, for callers that must stay import-light.

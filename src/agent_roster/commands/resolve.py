@@ -7,16 +7,19 @@ import os
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from agent_roster.errors import UsageError
 from agent_roster.resolve.cascade import Resolution, resolve, resolve_task
 from agent_roster.resolve.config import load_config
 from agent_roster.resolve.index import ProfileIndex
-from agent_roster.resolve.launch import LaunchSpec, build_cached
+from agent_roster.resolve.launch import TOKEN_ENV, LaunchSpec, build_cached
 from agent_roster.store import Store, default_db_path
 from agent_roster.sync.engine import SyncEngine
 from agent_roster.vault.writer import atomic_write
+
+if TYPE_CHECKING:
+    from agent_roster.resolve.attach import Attachment
 
 #: How to install each runtime's CLI when it is missing.
 INSTALL_HINTS = {
@@ -45,6 +48,14 @@ def _state_dir(vault: str, cwd: str) -> Path:
     return default_db_path(vault).parent
 
 
+def running_daemon(vault: str | os.PathLike[str]) -> Attachment | None:
+    """The ``roster up`` serving ``vault`` now (found by its lock file), for launch specs
+    to attach; ``None`` when none runs."""
+    from agent_roster.resolve.attach import find
+
+    return find(state_dir(vault))
+
+
 def build_index(store: Store, vault: str | os.PathLike[str]) -> ProfileIndex:
     """Sync the vault, then load the index from the store (one query per table)."""
     loaded = load_config(vault)
@@ -66,8 +77,11 @@ def resolve_launch(
     task: str | None = None,
     profile: str | None = None,
     project: str | None = None,
+    daemon: Attachment | None = None,
 ) -> Resolved:
-    """Resolve a task (the cascade) or one profile, and build its launch spec."""
+    """Resolve a task (the cascade) or one profile, and build its launch spec; with
+    ``daemon`` (the running ``roster up``, :func:`running_daemon`) a
+    claude_sdk spec attaches its embedded server, with this launch's own token."""
     if (task is None) == (profile is None):
         raise UsageError("give exactly one of --task and --profile")
     if task is not None:
@@ -76,7 +90,12 @@ def resolve_launch(
         resolution = resolve_task(index, task)
     else:
         resolution = resolve(index, project=project, profile=profile)
-    return Resolved(resolution, build_cached(index, resolution, state_dir(vault)))
+    if daemon is None:
+        return Resolved(resolution, build_cached(index, resolution, state_dir(vault)))
+    spec = build_cached(index, resolution, state_dir(vault), daemon.mcp_url)
+    if any(TOKEN_ENV in text for text in spec.files.values()):
+        spec = spec._replace(env={**spec.env, TOKEN_ENV: daemon.token(resolution)})
+    return Resolved(resolution, spec)
 
 
 def run_launch(resolved: Resolved, prompt: str, *, cwd: str | None = None) -> int:

@@ -36,10 +36,13 @@ def _segment(description: str) -> dict[str, Any]:
     return {"type": "string", "pattern": SEGMENT_PATTERN, "description": description}
 
 
+#: A value that reaches a command line: its first character is not an option's '-'
+#: (``argv-option-value``, issue 11 item 2).
+NOT_OPTION = r"^\s*[^\s-]"
+
+
 def _names(description: str, pattern: str | None = None) -> dict[str, Any]:
-    item: dict[str, Any] = {"type": "string", "minLength": 1}
-    if pattern:
-        item["pattern"] = pattern
+    item: dict[str, Any] = {"type": "string", "minLength": 1, "pattern": pattern or NOT_OPTION}
     return {"type": "array", "items": item, "description": description}
 
 
@@ -54,7 +57,7 @@ def _action() -> dict[str, Any]:
 def build_schemas() -> dict[str, dict[str, Any]]:
     """Every schema, keyed by its file stem."""
     config_properties: dict[str, Any] = {
-        "model": {"type": "string", "minLength": 1},
+        "model": {"type": "string", "minLength": 1, "pattern": NOT_OPTION},
         "provider": {"type": "string", "minLength": 1},
         "color": {"type": "string", "minLength": 1},
         "permission_mode": {"enum": list(PERMISSION_MODES)},
@@ -63,7 +66,10 @@ def build_schemas() -> dict[str, dict[str, Any]]:
         "temperature": {"type": "number", "minimum": 0, "maximum": 2},
         "top_p": {"type": "number", "minimum": 0, "maximum": 1},
         "runtime": {"enum": [r.value for r in Runtime]},
-        "agent_name": {"type": "string", "pattern": SEGMENT_PATTERN},
+        "agent_name": {
+            "type": "string",
+            "allOf": [{"pattern": SEGMENT_PATTERN}, {"pattern": r"^[^\s-]\S*$"}],
+        },
         "mode": {"enum": list(profile_blocks.MODES)},
         "permission": {
             "oneOf": [
@@ -181,7 +187,7 @@ def build_schemas() -> dict[str, dict[str, Any]]:
                 "properties": {
                     "name": _segment("server name; must equal the file name without .md"),
                     "transport": {"enum": [t.value for t in Transport]},
-                    "command": {"type": "string", "minLength": 1},
+                    "command": {"type": "string", "minLength": 1, "pattern": NOT_OPTION},
                     "args": {"type": ["array", "null"], "items": {"type": "string"}},
                     "env": {"type": ["object", "null"], "additionalProperties": {"type": "string"}},
                     "url": {"type": "string", "minLength": 1},

@@ -19,7 +19,7 @@ from agent_roster.store.events import SyncEvent
 from agent_roster.sync.bus import EventBus
 from agent_roster.sync.engine import SyncEngine, SyncReport
 from agent_roster.sync.watcher import ChangeBatch, VaultWatcher
-from agent_roster.vault.paths import VaultLayout
+from agent_roster.vault.paths import CONFIG_FILE, VaultLayout
 
 
 def open_store(vault: str | os.PathLike[str], db: str | None = None) -> Store:
@@ -65,6 +65,8 @@ def watch_vault(
         )
 
         def handle(batch: ChangeBatch) -> None:
+            if not batch.full_rescan and batch.paths <= {CONFIG_FILE}:
+                return  # roster.toml alone: only roster up reads it again
             report = engine.sync(None if batch.full_rescan else batch.paths)
             if on_report is not None:
                 on_report(report)

@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
+import msgspec
+
 from agent_roster import diagnostics as dx
 from agent_roster.diagnostics import Diagnostic, Severity
 from agent_roster.errors import UsageError
@@ -44,25 +46,27 @@ class ValidationReport(NamedTuple):
 
 
 def validate(
-    targets: Sequence[str | os.PathLike[str]], *, base: Path | None = None
+    targets: Sequence[str | os.PathLike[str]], *, base: Path | None = None, db: str | None = None
 ) -> ValidationReport:
     """Validate each target: a vault folder (every file in its layout) or a single file
     (checked in the context of the vault it sits in, when it sits in one).
 
     Paths in diagnostics are relative to ``base`` (default: the current directory) so
-    editors and CI annotations can open them."""
+    editors and CI annotations can open them. Tools of probed MCP servers are checked
+    against the tool catalog of ``db`` (default: the vault's own database, if it has one),
+    read without changing it."""
     base = base or Path.cwd()
     files = 0
     found: list[Diagnostic] = []
     for target in targets:
         path = Path(target)
         if path.is_dir():
-            snapshot = _load(path)
+            snapshot = _load(path, db)
             files += snapshot.files
-            found.extend(_rebase(d, path, base) for d in snapshot.all_diagnostics())
+            found.extend(_rebased(snapshot.all_diagnostics(), path, base))
         elif path.is_file():
             files += 1
-            found.extend(_validate_file(path, base))
+            found.extend(_validate_file(path, base, db))
         else:
             raise UsageError(
                 f"{os.fspath(path)} does not exist",
@@ -72,7 +76,7 @@ def validate(
     return ValidationReport(files, tuple(found))
 
 
-def _validate_file(path: Path, base: Path) -> list[Diagnostic]:
+def _validate_file(path: Path, base: Path, db: str | None) -> list[Diagnostic]:
     located = locate_vault(path)
     if located is None:
         display = _display(path, base)
@@ -86,30 +90,39 @@ def _validate_file(path: Path, base: Path) -> list[Diagnostic]:
         )
         return [note, *parsed.diagnostics]
     root, rel = located
-    snapshot = _load(root)
-    return [_rebase(d, root, base) for d in snapshot.all_diagnostics() if d.path == rel]
+    snapshot = _load(root, db)
+    return _rebased([d for d in snapshot.all_diagnostics() if d.path == rel], root, base)
 
 
-def _load(root: Path) -> VaultSnapshot:
+def _load(root: Path, db: str | None = None) -> VaultSnapshot:
     # roster.toml names the embedded server and its extra commands: bare names of those
     # are known tools.
+    from agent_roster.commands.probe import stored_tool_names
+
     embedded = load_config(root).config.embedded
-    return load_vault(root, embedded=embedded.name, commands=embedded.commands)
-
-
-def _rebase(diagnostic: Diagnostic, root: Path, base: Path) -> Diagnostic:
-    display = _display(root / diagnostic.path, base)
-    if display == diagnostic.path:
-        return diagnostic
-    return Diagnostic(
-        path=display,
-        line=diagnostic.line,
-        column=diagnostic.column,
-        severity=diagnostic.severity,
-        code=diagnostic.code,
-        message=diagnostic.message,
-        hint=diagnostic.hint,
+    return load_vault(
+        root,
+        embedded=embedded.name,
+        commands=embedded.commands,
+        catalog=stored_tool_names(root, db),
     )
+
+
+def _rebased(diagnostics: Sequence[Diagnostic], root: Path, base: Path) -> list[Diagnostic]:
+    """The diagnostics with paths relative to ``base``; each distinct path is worked out
+    once (a file can carry 100,000 diagnostics: issue 11 item 6)."""
+    shown: dict[str, str] = {}
+    out: list[Diagnostic] = []
+    for diagnostic in diagnostics:
+        display = shown.get(diagnostic.path)
+        if display is None:
+            display = shown[diagnostic.path] = _display(root / diagnostic.path, base)
+        out.append(
+            diagnostic
+            if display == diagnostic.path
+            else msgspec.structs.replace(diagnostic, path=display)
+        )
+    return out
 
 
 def _display(path: Path, base: Path) -> str:

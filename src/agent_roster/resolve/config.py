@@ -16,25 +16,32 @@ so it is visible and versioned with the vault rather than buried in code::
     url = "http://127.0.0.1:8765/mcp"          # how launched agents reach it
     inject = true                              # attach it to every claude_sdk launch
     commands = ["triage_ticket"]               # its commands beyond the built-in catalog
+
+    [[notify.webhook]]                         # roster up's notification sinks
+    url = "http://127.0.0.1:9000/roster"       # (agent_roster.resolve.notify_config)
 """
 
 from __future__ import annotations
 
 import os
 import re
-import tomllib
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import msgspec
 
 from agent_roster import diagnostics as dx
+from agent_roster.argv import CODE as ARGV_CODE
+from agent_roster.argv import option_problem
 from agent_roster.diagnostics import Diagnostic, did_you_mean
 from agent_roster.errors import PathOutsideVaultError
+from agent_roster.install.policy import InstallPolicy, policy_from
 from agent_roster.known_tools import DEFAULT_EMBEDDED_SERVER, embedded_commands
 from agent_roster.model.profile import PERMISSION_MODES, AgentProfile, Runtime
+from agent_roster.resolve.notify_config import NotifyConfig, parse_notify
 from agent_roster.vault.guard import read_in_vault
 from agent_roster.vault.paths import CONFIG_FILE, VaultLayout, segment_problem
+from agent_roster.vault.toml_syntax import TomlProblem, parse_toml
 
 DEFAULT_KEYS = (
     "runtime",
@@ -47,6 +54,9 @@ DEFAULT_KEYS = (
     "provider",
 )
 SERVER_KEYS = ("name", "url", "inject", "commands")
+#: roster.toml's tables; ``[notify]`` is read with the rest (notify_config.py) and
+#: used by the daemon, ``[sources]`` by the source commands (sources/declare.py).
+TABLES = ("defaults", "embedded_server", "install", "notify", "sources")
 # A command name as profiles write it bare: no prefix, no rule in parentheses, no spaces.
 _COMMAND = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 
@@ -70,6 +80,10 @@ class RosterConfig(msgspec.Struct, frozen=True, kw_only=True):
 
     defaults: AgentProfile
     embedded: EmbeddedServer = EmbeddedServer()
+    #: Where ``roster up`` sends sync failures and recoveries.
+    notify: NotifyConfig = NotifyConfig()
+    #: ``[install]``: where and how ``roster install`` may install.
+    install: InstallPolicy = InstallPolicy()
     source: str = CONFIG_FILE
 
 
@@ -94,7 +108,6 @@ def load_config(vault: str | os.PathLike[str]) -> LoadedConfig:
     try:
         # Through the vault guard: a roster.toml linking outside the vault is not read.
         text = read_in_vault(VaultLayout(vault), path).decode("utf-8")
-        data = tomllib.loads(text)
     except PathOutsideVaultError as exc:
         out.extend(exc.diagnostics)
         return LoadedConfig(RosterConfig(defaults=_base_defaults()), tuple(out))
@@ -103,44 +116,56 @@ def load_config(vault: str | os.PathLike[str]) -> LoadedConfig:
             dx.make("file-unreadable", f"cannot read {CONFIG_FILE}: {exc}", path=CONFIG_FILE)
         )
         return LoadedConfig(RosterConfig(defaults=_base_defaults()), tuple(out))
-    except tomllib.TOMLDecodeError as exc:
-        line, column = _decode_position(exc)
+    data = parse_toml(text)
+    if isinstance(data, TomlProblem):
+        # Located and worded by roster, the same on every Python (vault/toml_syntax.py).
         out.append(
             dx.make(
                 "yaml-invalid",
-                f"invalid TOML in {CONFIG_FILE}: {exc}",
+                f"invalid TOML in {CONFIG_FILE}: {data.message}",
                 path=CONFIG_FILE,
-                line=line,
-                column=column,
-                hint="check quoting and brackets",
+                line=data.line,
+                column=data.column,
+                hint=data.hint,
             )
         )
         return LoadedConfig(RosterConfig(defaults=_base_defaults()), tuple(out))
     at = _Locator(text)
     for key in data:
-        if key not in ("defaults", "embedded_server"):
+        if key not in TABLES:
             out.append(
                 dx.make(
                     "field-unknown",
                     f"unknown table [{key}] in {CONFIG_FILE}",
                     path=CONFIG_FILE,
-                    hint=did_you_mean(key, ("defaults", "embedded_server")),
+                    hint=did_you_mean(key, TABLES),
                     line=at(key)[0],
                     column=at(key)[1],
                 )
             )
     defaults = _defaults(data.get("defaults", {}), out, at)
     embedded = _embedded(data.get("embedded_server", {}), out, at)
-    return LoadedConfig(RosterConfig(defaults=defaults, embedded=embedded), tuple(out))
+    install = _install(data.get("install", {}), out, at)
+    notify = parse_notify(data.get("notify", {}), text, out)
+    config = RosterConfig(defaults=defaults, embedded=embedded, install=install, notify=notify)
+    return LoadedConfig(config, tuple(out))
 
 
-def _decode_position(exc: tomllib.TOMLDecodeError) -> tuple[int, int]:
-    # Python 3.14 adds lineno/colno; before that the position is only in the message.
-    line, column = getattr(exc, "lineno", None), getattr(exc, "colno", None)
-    if isinstance(line, int) and isinstance(column, int):
-        return line, column
-    found = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
-    return (int(found.group(1)), int(found.group(2))) if found else (1, 1)
+def _install(table: Any, out: list[Diagnostic], locate: _Locator) -> InstallPolicy:
+    policy, problems = policy_from(table)
+    for problem in problems:
+        line, column = locate("install", problem.key) if problem.key else locate("install")
+        out.append(
+            dx.make(
+                problem.code,
+                problem.message,
+                path=CONFIG_FILE,
+                line=line,
+                column=column,
+                hint="see docs/format.md, roster.toml [install]",
+            )
+        )
+    return policy
 
 
 class _Locator:
@@ -169,11 +194,14 @@ class _Locator:
 
 
 def _problem(
-    out: list[Diagnostic], message: str, hint: str = "", *, at: tuple[int, int] = (1, 1)
+    out: list[Diagnostic],
+    message: str,
+    hint: str = "",
+    *,
+    at: tuple[int, int] = (1, 1),
+    code: str = "field-value",
 ) -> None:
-    out.append(
-        dx.make("field-value", message, path=CONFIG_FILE, hint=hint, line=at[0], column=at[1])
-    )
+    out.append(dx.make(code, message, path=CONFIG_FILE, hint=hint, line=at[0], column=at[1]))
 
 
 def _defaults(table: Any, out: list[Diagnostic], locate: _Locator) -> AgentProfile:
@@ -193,6 +221,17 @@ def _defaults(table: Any, out: list[Diagnostic], locate: _Locator) -> AgentProfi
                     at=locate("defaults", key),
                 )
         elif key in ("model", "provider"):
+            if key == "model" and isinstance(value, str) and value.strip():
+                problem = option_problem(value.strip())
+                if problem is not None:  # it reaches `claude --model=...` (issue 11)
+                    _problem(
+                        out,
+                        f"[defaults] model {value!r} {problem}",
+                        'name the model, for example "claude-sonnet-4-6"',
+                        at=locate("defaults", key),
+                        code=ARGV_CODE,
+                    )
+                    continue
             if isinstance(value, str) and value.strip():
                 fields[key] = value.strip()
             else:
@@ -211,6 +250,16 @@ def _defaults(table: Any, out: list[Diagnostic], locate: _Locator) -> AgentProfi
                 )
         elif key in ("allowed_tools", "denied_tools"):
             if isinstance(value, list) and all(isinstance(v, str) and v for v in value):
+                bad = [v for v in value if option_problem(v) is not None]
+                if bad:  # tool names reach `claude --allowed-tools ...` (issue 11)
+                    _problem(
+                        out,
+                        f"[defaults] {key}: {bad[0]!r} {option_problem(bad[0])}",
+                        'write tool names, for example ["Read", "Bash(git status:*)"]',
+                        at=locate("defaults", key),
+                        code=ARGV_CODE,
+                    )
+                    continue
                 fields[key] = tuple(value)
             else:
                 _problem(

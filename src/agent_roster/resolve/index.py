@@ -99,6 +99,15 @@ class ProfileIndex:
             self._memo = {}
             self.specs = {}
 
+    def reconfigure(self, config: RosterConfig) -> None:
+        """Apply another roster.toml (``roster up`` reloads it): every memo goes, since the
+        defaults and the embedded server feed every effective profile and launch spec."""
+        with self._lock:
+            self.config = config
+            self._memo = {}
+            self._default = None
+            self.specs = {}
+
     # -- lookups --------------------------------------------------------------------------------
     def exists(self, profile_id: str, project: str | None = None) -> bool:
         return profile_id in self.system or (
@@ -166,6 +175,18 @@ class ProfileIndex:
             else:
                 servers.append(server)
         return tuple(servers), warnings
+
+    def defined(self, profile_id: str, project: str | None = None) -> AgentProfile | None:
+        """The profile as the vault defines it: its ``extends`` chain and the project
+        override merged, but not roster.toml's defaults (those belong to the vault, not to
+        the profile; export carries this form)."""
+        base = self._system_chain(profile_id, [])
+        override = self.overrides.get((project, profile_id)) if project else None
+        if base is not None and override is not None:
+            return overlay(base[0], base[1], override)[0]
+        if base is not None:
+            return base[0]
+        return override
 
     def _build(self, profile_id: str, project: str | None) -> Effective | None:
         warnings: list[str] = []

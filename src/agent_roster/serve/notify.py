@@ -9,6 +9,9 @@ sink configured in roster.toml ``[notify]``:
   bounded queue (the oldest undelivered event is dropped when it is full, and counted);
 * a **command** runs an argv (never a shell) with the event JSON on stdin, with a timeout.
 
+The tables are read by :mod:`agent_roster.resolve.notify_config` with the rest of
+roster.toml.
+
 Each sink delivers from its own thread, so a dead or hanging receiver never blocks a sync.
 """
 
@@ -25,6 +28,8 @@ from typing import Any, Protocol
 
 import msgspec
 
+from agent_roster.redact import redact_data, redact_text
+from agent_roster.resolve.notify_config import CommandConfig, NotifyConfig, WebhookConfig
 from agent_roster.store.events import SyncEvent
 
 log = logging.getLogger(__name__)
@@ -33,30 +38,10 @@ log = logging.getLogger(__name__)
 NOTIFIED = frozenset({"failure", "recovery"})
 
 
-class WebhookConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    url: str
-    timeout: float = 5.0
-    retries: int = 3
-    backoff: float = 0.5
-    queue: int = 1000
-
-
-class CommandConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    argv: list[str]
-    timeout: float = 10.0
-    queue: int = 1000
-
-
-class NotifyConfig(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """roster.toml ``[notify]``: ``[[notify.webhook]]`` and ``[[notify.command]]`` tables."""
-
-    webhook: list[WebhookConfig] = msgspec.field(default_factory=list)
-    command: list[CommandConfig] = msgspec.field(default_factory=list)
-
-
 def event_json(event: SyncEvent) -> dict[str, Any]:
-    """The JSON form of an event, as every sink and the SSE stream send it."""
-    data: dict[str, Any] = msgspec.to_builtins(event)
+    """The JSON form of an event, as every sink and the SSE stream send it, its secrets
+    masked (a failure's diagnostics may quote the broken file)."""
+    data: dict[str, Any] = redact_data(msgspec.to_builtins(event))
     return data
 
 
@@ -177,12 +162,17 @@ def build_sinks(config: NotifyConfig) -> list[Sink]:
 
 
 def describe(event: SyncEvent) -> str:
-    """One line for ``roster up``'s output."""
+    """One line for ``roster up``'s output, its secrets masked."""
     where = event.path or event.entry_id
     if event.kind == "failure":
-        first = event.diagnostics[0].format().splitlines()[0] if event.diagnostics else ""
-        more = f" (+{len(event.diagnostics) - 1} more)" if len(event.diagnostics) > 1 else ""
-        return f"sync failed  {where}: {first or event.message}{more}"
+        errors = [d for d in event.diagnostics if d.is_error] or list(event.diagnostics)
+        if not errors:
+            return redact_text(f"sync failed  {where}: {event.message}")
+        # The diagnostic's own "path:line:col: severity[code] message" says where.
+        first = errors[0].format().splitlines()[0]
+        more = f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""
+        shown = first if first.startswith(f"{where}:") else f"{where}: {first}"
+        return redact_text(f"sync failed  {shown}{more}")
     if event.kind == "recovery":
         return f"recovered    {where}"
     return f"{event.kind:<12} {where}"
@@ -201,6 +191,13 @@ class Notifier:
         self.sinks = list(sinks)
         self.echo = echo
         self.kinds = frozenset(kinds)
+
+    def replace(self, sinks: Iterable[Sink]) -> None:
+        """New sinks from now on (roster.toml changed); the old ones finish what they are
+        delivering on their own threads, so this never waits on a receiver."""
+        previous, self.sinks = self.sinks, list(sinks)
+        for sink in previous:
+            sink.close(timeout=0)
 
     def __call__(self, event: SyncEvent) -> None:
         if event.kind not in self.kinds:

@@ -25,7 +25,7 @@ from typing import Any
 import msgspec
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from agent_roster.errors import ForbiddenError, UsageError, error_payload
+from agent_roster.errors import ForbiddenError, TooLargeError, error_payload
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 #: Requests larger than this are refused (1 MiB: a profile is a few KB).
@@ -146,13 +146,19 @@ class RequestGuard:
         return limited
 
 
-class _BodyTooLarge(Exception):
+class _BodyTooLarge(TooLargeError):
+    """Raised from ``receive`` inside a route: its error boundary answers 413 with the one
+    payload, and a route without one is answered here."""
+
     def __init__(self, limit: int) -> None:
-        super().__init__(f"the request body is larger than {limit} bytes")
+        super().__init__(
+            f"the request body is larger than {limit} bytes",
+            hint="send less: a profile is a few KB",
+        )
 
 
 def _too_large(limit: int) -> dict[str, Any]:
-    return error_payload(UsageError(f"the request body is larger than {limit} bytes"))
+    return error_payload(_BodyTooLarge(limit))
 
 
 def _bearer(value: str) -> str:

@@ -76,13 +76,19 @@ def record(conn: Connection, event: SyncEvent, *, at: float) -> SyncEvent:
     return msgspec.structs.replace(event, id=event_id, at=row["at"], kind=row["kind"])
 
 
-def record_many(conn: Connection, events: Iterable[SyncEvent], *, at: float) -> int:
-    """Store many events with one ``executemany`` per batch; returns how many."""
-    written = 0
+def record_many(conn: Connection, events: Iterable[SyncEvent], *, at: float) -> list[SyncEvent]:
+    """Store many events with one ``executemany`` per batch; returns them as stored, ids
+    included (the daemon notifies them, and a receiver resumes ``/events`` from an id)."""
+    stored: list[SyncEvent] = []
+    query = insert(t).returning(t.c.id, sort_by_parameter_order=True)
     for batch in batched(events):
-        conn.execute(insert(t), [_to_row(event, at) for event in batch])
-        written += len(batch)
-    return written
+        rows = [_to_row(event, at) for event in batch]
+        ids = conn.execute(query, rows).scalars().all()
+        stored.extend(
+            msgspec.structs.replace(event, id=ident, at=row["at"], kind=row["kind"])
+            for event, row, ident in zip(batch, rows, ids, strict=True)
+        )
+    return stored
 
 
 def list_(

@@ -19,7 +19,7 @@ from sqlalchemy.exc import ArgumentError, OperationalError
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.errors import UsageError
 from agent_roster.model import AgentProfile, McpServer
-from agent_roster.store import events, mcp, profiles, projects, tasks
+from agent_roster.store import catalog, events, mcp, profiles, projects, tasks
 from agent_roster.store import migrate as migrations
 from agent_roster.store.common import UNSET, Unset, now
 from agent_roster.store.engine import create_engine, writer
@@ -136,6 +136,20 @@ class Store:
         """Every present MCP server of every scope, unordered."""
         with self._read() as conn:
             return mcp.list_all(conn)
+
+    def tool_catalog(self) -> dict[Key, catalog.CatalogEntry]:
+        """The stored probe of every registry server, keyed by (name, project)."""
+        with self._read() as conn:
+            return catalog.load_all(conn)
+
+    def save_tool_catalog(
+        self, entries: Iterable[catalog.CatalogEntry], *, keep: Iterable[Key] | None = None
+    ) -> None:
+        """Store probe results; with ``keep``, drop the entries of every other server."""
+        with self.transaction() as conn:
+            catalog.save(conn, entries)
+            if keep is not None:
+                catalog.delete_others(conn, keep)
 
     def update_profile(
         self, profile_id: str, /, *, project: str | None = None, **fields: Any
@@ -318,7 +332,7 @@ class Store:
     def record_sync_events(self, items: Iterable[events.SyncEvent]) -> int:
         """Store many events in one transaction; returns how many."""
         with self.transaction() as conn:
-            return events.record_many(conn, items, at=now())
+            return len(events.record_many(conn, items, at=now()))
 
     def list_sync_events(
         self, limit: int = 50, *, kinds: Sequence[str] = (), path: str | None = None

@@ -210,3 +210,22 @@ sync_files = Table(
     _text("diagnostics", "[]"),
     Column("updated_at", Double, nullable=False),
 )
+
+# What a probe of each registry server found (issue 15 item 6): the tools it listed, or why
+# it could not list them. ``server_hash`` is the hash of the server definition probed, so an
+# entry whose registry file has changed since is known to be stale and is probed again.
+mcp_tool_catalog = Table(
+    "mcp_tool_catalog",
+    metadata,
+    Column("key", Text, primary_key=True),
+    Column("name", Text, nullable=False),
+    Column("project", Text, nullable=True),
+    _text("server_hash"),
+    Column("ok", Boolean, nullable=False),
+    _text("tools", "[]"),
+    _text("error_code"),
+    _text("error"),
+    _text("server_info"),
+    Column("probed_at", Double, nullable=False),
+    Column("elapsed_ms", Double, nullable=False),
+)

@@ -23,7 +23,14 @@ from typing import NamedTuple
 
 import watchfiles
 
-from agent_roster.vault.paths import AGENT_TYPES, MCP_SERVERS, PROFILE_FILE, PROJECTS, classify
+from agent_roster.vault.paths import (
+    AGENT_TYPES,
+    CONFIG_FILE,
+    MCP_SERVERS,
+    PROFILE_FILE,
+    PROJECTS,
+    classify,
+)
 
 log = logging.getLogger(__name__)
 
@@ -82,7 +89,8 @@ def classify_changes(root: Path, paths: Iterable[str]) -> ChangeBatch | None:
         rel = path[len(prefix) :].replace(os.sep, "/")
         if is_noise(rel):
             continue
-        if classify(rel) is not None:
+        if classify(rel) is not None or rel == CONFIG_FILE:
+            # roster.toml is for the caller to read again (roster up does); sync skips it.
             relevant.add(rel)
         elif _is_layout_folder(rel):
             full = True

@@ -69,7 +69,7 @@ def write_outcomes(
                 profile_rows.upsert_rows(conn, rows)
             sync_files.upsert_many(conn, [o.state for o in batch], at=at)
             if batch_events:
-                event_rows.record_many(conn, batch_events, at=at)
+                batch_events = event_rows.record_many(conn, batch_events, at=at)
         if index is not None and (rows or servers):
             index.apply(
                 profiles=[o.profile for o in batch if o.profile is not None],
@@ -122,7 +122,7 @@ def mark_gone(
             conn, [(s.entry_id, s.project) for s in gone if s.entry_kind == SERVER], False
         )
         sync_files.upsert_many(conn, missing, at=at)
-        event_rows.record_many(conn, events, at=at)
+        events = event_rows.record_many(conn, events, at=at)
     for state in missing:
         states[state.path] = state
     if index is not None:
@@ -153,7 +153,7 @@ def prune(store: Store, states: dict[str, FileState], *, at: float) -> list[Sync
             for kind, keys in ((PROFILE, removed_profiles), (SERVER, removed_servers))
             for ident, project in keys
         ]
-        event_rows.record_many(conn, events, at=at)
+        events = event_rows.record_many(conn, events, at=at)
     for state in missing:
         del states[state.path]
     return events

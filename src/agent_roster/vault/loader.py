@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
@@ -120,27 +120,53 @@ def load_vault(
     embedded: str = DEFAULT_EMBEDDED_SERVER,
     workers: int = 0,
     commands: Iterable[str] = (),
+    catalog: Mapping[Key, frozenset[str]] | None = None,
 ) -> VaultSnapshot:
     """Read and validate every profile and MCP server file under ``root``. With
     ``workers``, a large vault's profiles are parsed by that many forked processes as well
     (``vault/parallel_load.py``); the snapshot is the same. ``embedded`` and ``commands``
-    are roster.toml's ``[embedded_server]`` name and extra command names."""
+    are roster.toml's ``[embedded_server]`` name and extra command names. ``catalog`` holds
+    the tools probed servers offer, by (project, server): names of those servers' tools are
+    checked against it."""
     with paused_gc():
-        return _load(VaultLayout(root), embedded, workers, tuple(commands))
+        return _load(VaultLayout(root), embedded, workers, tuple(commands), catalog or {})
+
+
+def _scope_catalog(
+    catalog: Mapping[Key, frozenset[str]], project: str | None
+) -> dict[str, frozenset[str]]:
+    """The probed tools visible from ``project``: its own entries shadow system ones."""
+    visible = {name: tools for (scope, name), tools in catalog.items() if scope is None}
+    if project is not None:
+        visible.update({n: t for (scope, n), t in catalog.items() if scope == project})
+    return visible
 
 
 def _load(
-    layout: VaultLayout, embedded: str, workers: int, commands: tuple[str, ...] = ()
+    layout: VaultLayout,
+    embedded: str,
+    workers: int,
+    commands: tuple[str, ...] = (),
+    catalog: Mapping[Key, frozenset[str]] | None = None,
 ) -> VaultSnapshot:
+    catalog = catalog or {}
     extra: list[Diagnostic] = []
     files = list(layout.iter_files(extra))
     early: dict[int, ParsedProfile] = {}
     assumed: dict[str | None, set[str]] = {}
     count = sum(1 for f in files if f[0].kind is EntryKind.PROFILE)
+    # One memo of unknown-tool hints for the whole load, every scope's KnownTools shares it.
+    suggestions: dict[str, str] = {}
     if workers and count >= parallel_load.PARALLEL_MIN_PROFILES:
         assumed = parallel_load.assumed_server_names(files)
         known_tools = {
-            scope: KnownTools(names, embedded=embedded, commands=commands)
+            scope: KnownTools(
+                names,
+                embedded=embedded,
+                commands=commands,
+                catalog=_scope_catalog(catalog, scope),
+                suggestions=suggestions,
+            )
             for scope, names in assumed.items()
         }
         early = parallel_load.parse_clean(files, known_tools, _read, workers)
@@ -177,7 +203,11 @@ def _load(
             known = known_by_scope.get(project)
             if known is None:
                 known = KnownTools(
-                    server_names(servers, project), embedded=embedded, commands=commands
+                    server_names(servers, project),
+                    embedded=embedded,
+                    commands=commands,
+                    catalog=_scope_catalog(catalog, project),
+                    suggestions=suggestions,
                 )
                 known_by_scope[project] = known
             known_scope = project
@@ -233,10 +263,13 @@ def _report_unknown_servers(
     project: str | None,
     out: list[Diagnostic],
 ) -> None:
+    where = "this project's or the system " if project else ""
+    positions: _ServerPositions | None = None
     for name in names:
         if name not in visible:
-            where = "this project's or the system " if project else ""
-            line, column = _mcp_name_position(parsed, name)
+            if positions is None:  # read the block once, for every name (issue 11 item 6)
+                positions = _ServerPositions(parsed)
+            line, column = positions.of(name)
             out.append(
                 dx.make(
                     "mcp-server-unknown",
@@ -279,27 +312,43 @@ def _check_cycles(
             )
 
 
-def _mcp_name_position(parsed: ParsedProfile, name: str) -> tuple[int, int]:
-    """Where ``name`` is written in the profile's ## MCP Servers block (the heading if the
-    block cannot be found again)."""
-    document = parsed.document
-    if document is None:
-        return 1, 1
-    section = next((s for s in document.structure.sections if s.key == "mcp servers"), None)
-    if section is None:
-        return 1, 1
-    fence = next((f for f in section.fences if f.lang == "json" and f.closed), None)
-    if fence is None:
-        return section.line, section.column
-    content = document.text[fence.content_start : fence.content_end]
-    try:
-        value = json.loads(content)
-    except (ValueError, RecursionError):
-        return section.line, section.column
-    block = JsonBlock(content, fence.content_line, value)
-    if isinstance(value, list) and name in value:
-        return block.position((value.index(name),))
-    return block.position((name,), key=True)
+class _ServerPositions:
+    """Where each name is written in a profile's ## MCP Servers block (the heading when the
+    block cannot be found again), the block read once: a profile naming thousands of
+    unknown servers is located in linear time, not by one search per name."""
+
+    def __init__(self, parsed: ParsedProfile) -> None:
+        self.fallback = (1, 1)
+        self.block: JsonBlock | None = None
+        self.first: dict[str, int] = {}  # name -> its first index in a list
+        document = parsed.document
+        if document is None:
+            return
+        section = next((s for s in document.structure.sections if s.key == "mcp servers"), None)
+        if section is None:
+            return
+        self.fallback = (section.line, section.column)
+        fence = next((f for f in section.fences if f.lang == "json" and f.closed), None)
+        if fence is None:
+            return
+        content = document.text[fence.content_start : fence.content_end]
+        try:
+            value = json.loads(content)
+        except (ValueError, RecursionError):
+            return
+        self.block = JsonBlock(content, fence.content_line, value)
+        if isinstance(value, list):
+            for index, item in enumerate(value):
+                if isinstance(item, str):
+                    self.first.setdefault(item, index)
+
+    def of(self, name: str) -> tuple[int, int]:
+        if self.block is None:
+            return self.fallback
+        index = self.first.get(name)
+        if index is not None:
+            return self.block.position((index,))
+        return self.block.position((name,), key=True)
 
 
 def _frontmatter_line(parsed: ParsedProfile, key: str) -> int:

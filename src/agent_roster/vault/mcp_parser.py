@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from agent_roster.argv import CODE as ARGV_CODE
+from agent_roster.argv import option_problem
 from agent_roster.diagnostics import Diagnostic, did_you_mean
 from agent_roster.model.mcp import McpServer, Transport
 from agent_roster.vault import markdown
@@ -129,6 +131,14 @@ def parse_mcp_server(
                     f"{key!r} must be a non-empty string, got {describe(value)}",
                     *mark(key),
                     hint=f"write '{key}: <text>', quoted if it contains ': '",
+                )
+            elif key == "command" and option_problem(value.strip()) is not None:
+                # The harness starts it as a program: "-x" is an option, not a program.
+                r.add(
+                    ARGV_CODE,
+                    f"'command' {value!r} {option_problem(value.strip())}",
+                    *mark(key),
+                    hint="name the program to start, for example 'command: npx'",
                 )
             else:
                 fields[key] = value.strip()

@@ -1,12 +1,15 @@
 """Parsing a large vault's profiles in forked worker processes as well as this one.
 
 ``load_vault(..., workers=N)`` hands the profile files to :func:`parse_clean` first. Only
-*clean* results come back from a worker: a profile that parsed without a single diagnostic,
-as its model object and its text (msgpack, a few µs a profile; pickling the parsed
+*clean* results come back from a worker: a profile that parsed without an error, as its
+model object, its text and its warnings (msgpack, a few µs a profile; pickling the parsed
 document would cost more than parsing it again). Its ``ProfileDocument`` is rebuilt from
-the text, as the fast path builds it anyway. Anything else (a diagnostic, a file that cannot
-be read) is left for the loader's own pass, which parses it exactly as without workers, so
-the snapshot is the same either way (tests/vault/test_parallel_load.py compares them).
+the text, as the fast path builds it anyway (a frontmatter read without an error reads
+the same again). Anything else (an error, a file that cannot be read) is left for the
+loader's own pass, which parses it exactly as without workers, so the snapshot is the
+same either way (tests/vault/test_parallel_load.py compares them). Warnings come back too:
+most profiles of real vaults have one (a tool no registry knows), and parsing them all
+again in this process would undo the workers' work (issue 12 item 8).
 """
 
 from __future__ import annotations
@@ -28,12 +31,12 @@ PARALLEL_MIN_PROFILES = 2_000
 #: process is busy with a chunk of its own, large enough to keep the overhead low.
 CHUNK = 200
 
-_Clean = tuple[int, AgentProfile, str]
+_Clean = tuple[int, AgentProfile, str, tuple[Diagnostic, ...]]
 _Found = list[tuple[int, ParsedProfile]]
 #: The loader's reader: (entry, path, size, diagnostics out) -> bytes or None.
 Reader = Callable[[VaultEntry, str, int, list[Diagnostic]], "bytes | None"]
 _ENCODER = msgspec.msgpack.Encoder()
-_DECODER = msgspec.msgpack.Decoder(list[tuple[int, AgentProfile, str]])
+_DECODER = msgspec.msgpack.Decoder(list[tuple[int, AgentProfile, str, tuple[Diagnostic, ...]]])
 
 
 def assumed_server_names(files: Sequence[RawFile]) -> dict[str | None, set[str]]:
@@ -55,7 +58,7 @@ def parse_clean(
     read: Reader,
     workers: int,
 ) -> dict[int, ParsedProfile]:
-    """The profiles among ``files`` that parse without a diagnostic, by index, parsed by up
+    """The profiles among ``files`` that parse without an error, by index, parsed by up
     to ``workers`` forked processes and this one; ``known`` holds each scope's known
     tools, ``read`` the loader's reader (``(entry, path, size, out) -> bytes``)."""
     profile_indexes = [i for i, f in enumerate(files) if f[0].kind is EntryKind.PROFILE]
@@ -79,14 +82,14 @@ def parse_clean(
             if (
                 parsed.profile is not None
                 and parsed.document is not None
-                and not parsed.diagnostics
+                and not any(d.is_error for d in parsed.diagnostics)
             ):
                 found.append((index, parsed))
         return found
 
     def encode(found: _Found) -> bytes:
         clean: list[_Clean] = [
-            (i, p.profile, p.document.text)
+            (i, p.profile, p.document.text, p.diagnostics)
             for i, p in found
             if p.profile is not None and p.document is not None  # always, by ``run``
         ]
@@ -94,8 +97,8 @@ def parse_clean(
 
     def decode(data: bytes) -> _Found:
         return [
-            (i, ParsedProfile(profile, (), ProfileDocument(files[i][0].rel_path, text)))
-            for i, profile, text in _DECODER.decode(data)
+            (i, ParsedProfile(profile, found, ProfileDocument(files[i][0].rel_path, text)))
+            for i, profile, text, found in _DECODER.decode(data)
         ]
 
     done: dict[int, ParsedProfile] = {}

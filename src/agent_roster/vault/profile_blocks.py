@@ -12,6 +12,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from agent_roster.argv import CODE as ARGV_CODE
+from agent_roster.argv import option_problem, word_problem
 from agent_roster.diagnostics import did_you_mean
 from agent_roster.model.profile import (
     PERMISSION_MODES,
@@ -85,6 +87,15 @@ def validate_config(block: JsonBlock, r: Reporter) -> dict[str, Any]:
                     "field-type",
                     f"Config {key!r} must be a non-empty string, got {describe(value)}",
                     f"remove {key!r} to use the default, or give a value",
+                )
+            elif key == "model" and option_problem(value.strip()) is not None:
+                # The model reaches `claude --model=...` (issue 11 item 2).
+                r.at(
+                    block,
+                    where,
+                    ARGV_CODE,
+                    f"Config 'model' {value!r} {option_problem(value.strip())}",
+                    'name the model, for example "claude-sonnet-4-6"',
                 )
             else:
                 out[key] = value.strip()
@@ -162,7 +173,17 @@ def validate_config(block: JsonBlock, r: Reporter) -> dict[str, Any]:
                 out[key] = member
         elif key == "agent_name":
             problem = segment_problem(value)
-            if problem is not None:
+            if isinstance(value, str) and value and word_problem(value) is not None:
+                # acpx takes it as a positional word: "--approve-all" would be its flag,
+                # and an unknown name with spaces is run as a command line (issue 11).
+                r.at(
+                    block,
+                    where,
+                    ARGV_CODE,
+                    f"Config 'agent_name' {value!r} {word_problem(value)}",
+                    'name the ACP agent, for example "codex" or "gemini"',
+                )
+            elif problem is not None:
                 r.at(
                     block,
                     where,

@@ -4,17 +4,21 @@ Almost every profile in a vault is valid, and then no position, no ``JsonBlock``
 reporter is needed. ``fast_fields`` reads such a profile's frontmatter and sections straight
 into the model's fields, applying the same rules as the careful path in their passing form
 only, and gives up (returns None) at the first thing that the careful path would report,
-even a warning: an unknown key or tool, a permission rule, a package name it has not seen
-pass before. ``parse_profile`` then runs the careful path, which reports every problem with
-its position. So the fast path can only agree with the careful one or step aside; a property
-test (tests/vault/test_fast_paths.py) checks exactly that on generated documents.
+even a warning: an unknown key, a permission rule, a package name it has not seen pass
+before. ``parse_profile`` then runs the careful path, which reports every problem with its
+position. The one exception is a tool name no registry knows, which most profiles of real
+vaults have: the fast path lists those, and ``parse_profile`` reports them with their
+positions from the Tools block alone, exactly as the careful path would. So the fast path
+can only agree with the careful one or step aside; a property test
+(tests/vault/test_fast_paths.py) checks exactly that on generated documents.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
+from agent_roster.argv import option_problem, word_problem
 from agent_roster.known_tools import DEFAULT_EMBEDDED_SERVER, KnownTools
 from agent_roster.model.profile import PERMISSION_MODES, InstallManifest, PromptSection, Runtime
 from agent_roster.vault.json_section import SLOW, decode_fast
@@ -34,6 +38,18 @@ _INSTALL_FIELDS = {key: f"install.{key}" for key in INSTALL_KEYS}
 _STRUCTURED = frozenset(("config", "tools", "mcp servers", "install"))
 
 
+class UnknownTools(NamedTuple):
+    """The one thing the fast path reports itself: tool names no registry knows, in a
+    Tools block that is otherwise clean (most profiles of real vaults have one: issue 12
+    item 8). ``names`` are (key, index, name) in the careful path's order; the block is
+    ``text[start:end]``, decoded as ``value``."""
+
+    start: int
+    end: int
+    value: Any
+    names: list[tuple[str, int, str]]
+
+
 def fast_fields(
     text: str,
     data: dict[str, Any],
@@ -42,11 +58,12 @@ def fast_fields(
     project: str | None,
     known: KnownTools | None,
     tags_ok: Any,
-) -> tuple[dict[str, Any], set[str]] | None:
-    """The model fields and the names the file set, or None when anything would be
-    reported. ``data`` is the frontmatter, read without problems; ``body_offset`` is where
-    the markdown after it starts. ``tags_ok`` is the careful path's tag rule (shared, so
-    the two cannot drift)."""
+) -> tuple[dict[str, Any], set[str], UnknownTools | None] | None:
+    """The model fields, the names the file set and the unknown tools to warn about, or
+    None when anything else would be reported. ``data`` is the frontmatter, read without
+    problems; ``body_offset`` is where the markdown after it starts. ``tags_ok`` is the
+    careful path's tag rule (shared, so the two cannot drift)."""
+    unknown: UnknownTools | None = None
     fields: dict[str, Any] = {}
     fields_set: set[str] = set()
     if not _frontmatter(data, expected_id, project, tags_ok, fields, fields_set):
@@ -61,9 +78,15 @@ def fast_fields(
             return None
         seen.add(key)
         if key not in _STRUCTURED:
-            body = text[body_start:body_end]
-            # ``tidy``, without a call when the body cannot start with a blank line.
-            body = body.rstrip() if body[:1] not in _BLANK_STARTS else tidy(body)
+            if text[body_start : body_start + 1] not in _BLANK_STARTS:
+                # ``tidy`` of a body that cannot start with a blank line: ``rstrip``
+                # without copying a long prose body twice (issue 12 item 8, big prompts).
+                end = body_end
+                while end > body_start and text[end - 1].isspace():
+                    end -= 1
+                body = text[body_start:end]
+            else:
+                body = tidy(text[body_start:body_end])
             if body[:3] == "```":
                 body, problem = decode_verbatim(body)
                 if problem:
@@ -81,7 +104,10 @@ def fast_fields(
         if key == "config":
             ok = _config(value, fields, fields_set)
         elif key == "tools":
-            ok = _tools(value, known, fields, fields_set)
+            names: list[tuple[str, int, str]] = []
+            ok = _tools(value, known, fields, fields_set, names)
+            if names:
+                unknown = UnknownTools(content_start, content_end, value, names)
         elif key == "mcp servers":
             ok = _mcp_servers(value, fields, fields_set)
         else:
@@ -92,7 +118,7 @@ def fast_fields(
         fields["sections"] = tuple(prose)
         fields_set.add("sections")
     fields.setdefault("name", fields["id"])  # an override may leave the name to its base
-    return fields, fields_set
+    return fields, fields_set, unknown
 
 
 def _frontmatter(
@@ -155,6 +181,8 @@ def _config(data: Any, fields: dict[str, Any], fields_set: set[str]) -> bool:
             if not isinstance(value, str) or not value.strip():
                 return False
             value = value.strip()
+            if key == "model" and option_problem(value) is not None:
+                return False  # argv-option-value: the careful path reports it
         elif key == "permission_mode":
             if type(value) is not str or value not in _PERMISSION_MODES:
                 return False
@@ -173,7 +201,7 @@ def _config(data: Any, fields: dict[str, Any], fields_set: set[str]) -> bool:
             if value is None:
                 return False
         elif key == "agent_name":
-            if segment_problem(value) is not None:
+            if segment_problem(value) is not None or word_problem(value) is not None:
                 return False
         elif key == "mode":
             if type(value) is not str or value not in _MODES:
@@ -193,7 +221,11 @@ def _config(data: Any, fields: dict[str, Any], fields_set: set[str]) -> bool:
 
 
 def _tools(
-    data: Any, known: KnownTools | None, fields: dict[str, Any], fields_set: set[str]
+    data: Any,
+    known: KnownTools | None,
+    fields: dict[str, Any],
+    fields_set: set[str],
+    unknown: list[tuple[str, int, str]],
 ) -> bool:
     if type(data) is not dict:
         return False
@@ -204,8 +236,14 @@ def _tools(
         if field is None:
             return False
         names = clean_names(value, embedded)
-        if names is None or (known is not None and not known.all_known(names)):
+        if names is None:
             return False
+        if known is not None:
+            # Clean, distinct names, some of them perhaps unknown: the careful path would
+            # warn about those alone, and so does the caller, at the same places.
+            missing = known.unknown(names)
+            if missing:
+                unknown.extend([(key, index, names[index]) for index in missing])
         lists.append((field, names))
     if len(lists) == 2 and not set(lists[0][1]).isdisjoint(lists[1][1]):
         return False  # a tool both allowed and denied: the careful path warns

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from agent_roster.argv import CODE as ARGV_CODE
+from agent_roster.argv import option_problem
 from agent_roster.diagnostics import did_you_mean
 from agent_roster.known_tools import (
     DEFAULT_EMBEDDED_COMMANDS,
@@ -82,7 +84,7 @@ def validate_tools(
             if known is not None and not known.all_known(fast):
                 for index, name in enumerate(fast):
                     if not known.is_known(name):
-                        _unknown_tool(block, r, known, key, index, name)
+                        unknown_tool(block, r, known, key, index, name)
             out["allowed_tools" if key == "allowed" else "denied_tools"] = fast
             continue
         names = _string_list(block, (key,), value, r, f"Tools {key!r}")
@@ -102,6 +104,17 @@ def validate_tools(
                     '["create_task"]',
                 )
                 continue
+            problem = option_problem(name)
+            if problem is not None:
+                # Tool names reach `claude --allowed-tools A B ...` (issue 11 item 2).
+                r.at(
+                    block,
+                    (key, index),
+                    ARGV_CODE,
+                    f"Tools {key!r}[{index}] {raw!r} {problem}",
+                    'write the tool\'s name, for example "Read" or "Bash(git status:*)"',
+                )
+                continue
             if name in seen:
                 r.at(
                     block,
@@ -114,7 +127,7 @@ def validate_tools(
             seen[name] = index
             canonical.append(name)
             if known is not None and not known.is_known(name):
-                _unknown_tool(block, r, known, key, index, name)
+                unknown_tool(block, r, known, key, index, name)
         out["allowed_tools" if key == "allowed" else "denied_tools"] = tuple(canonical)
     both = set(out.get("allowed_tools", ())) & set(out.get("denied_tools", ()))
     denied = data.get("denied") if both else None
@@ -158,6 +171,7 @@ def clean_names(value: Any, embedded: str) -> tuple[str, ...] | None:
                 type(item) is not str
                 or not item
                 or item != item.strip()
+                or option_problem(item) is not None  # the careful path reports it
                 or (item.startswith("mcp__") and item.startswith(prefix))
             ):
                 return None
@@ -167,10 +181,21 @@ def clean_names(value: Any, embedded: str) -> tuple[str, ...] | None:
     return names if len(set(names)) == len(names) else None
 
 
-def _unknown_tool(
+def unknown_tool(
     block: JsonBlock, r: Reporter, known: KnownTools, key: str, index: int, name: str
 ) -> None:
-    hint = did_you_mean(name, known.bare) or (
+    probed = known.probed_tools(name)
+    if probed is not None:
+        server, tool = name.split("(", 1)[0].removeprefix("mcp__").split("__", 1)
+        full = [f"mcp__{server}__{offered}" for offered in probed]
+        hint = did_you_mean(name.split("(", 1)[0], full) or (
+            f"the server {server!r} offered {len(probed)} tools when last probed "
+            "('roster mcp catalog' shows them)"
+        )
+        message = f"tool {name!r}: server {server!r} has no tool {tool!r}"
+        r.at(block, (key, index), "tool-unknown", message, hint)
+        return
+    hint = known.suggest(name) or (
         "kept as written; check the spelling, or add the server that provides it to mcp-servers/"
     )
     r.at(block, (key, index), "tool-unknown", f"tool {name!r} is not a known tool", hint)
@@ -246,6 +271,7 @@ def validate_mcp_servers(block: JsonBlock, r: Reporter) -> tuple[str, ...] | Non
         )
         return None
     result: list[str] = []
+    seen: set[str] = set()
     for index, name in enumerate(data):
         problem = segment_problem(name)
         if not isinstance(name, str):
@@ -258,7 +284,7 @@ def validate_mcp_servers(block: JsonBlock, r: Reporter) -> tuple[str, ...] | Non
                 f"MCP server name at index {index} {problem}",
                 "use the file name of an entry in mcp-servers/, without .md",
             )
-        elif name in result:
+        elif name in seen:
             r.at(
                 block,
                 (index,),
@@ -267,6 +293,7 @@ def validate_mcp_servers(block: JsonBlock, r: Reporter) -> tuple[str, ...] | Non
                 "remove one",
             )
         else:
+            seen.add(name)
             result.append(name)
     return tuple(result)
 
@@ -281,10 +308,27 @@ _GOOD_PACKAGES: dict[str, set[str]] = {key: set() for key in INSTALL_KEYS}
 def _valid_package(key: str, pattern: re.Pattern[str], name: str) -> bool:
     verdict = _PACKAGE_VERDICTS.get((key, name))
     if verdict is None:
-        verdict = pattern.match(name) is not None
+        verdict = _valid_requirement(name) if key == "pip" else pattern.match(name) is not None
         if len(_PACKAGE_VERDICTS) < _MEMO_LIMIT:
             _PACKAGE_VERDICTS[(key, name)] = verdict
     return verdict
+
+
+def _valid_requirement(text: str) -> bool:
+    """A PEP 508 requirement (extras, specifiers, markers, ``name @ url``), parsed by
+    ``packaging`` as pip will; whether a URL may be installed is roster.toml's decision,
+    made by ``roster install``. Names the regex accepts need no parser."""
+    if PIP_REQ.match(text):
+        return True
+    if not text or not text[0].isalnum():  # an option or a path never parses: no parser
+        return False
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    try:
+        Requirement(text)
+    except InvalidRequirement:
+        return False
+    return True
 
 
 def good_packages(key: str, value: Any) -> tuple[str, ...] | None:
@@ -319,7 +363,18 @@ def validate_install(block: JsonBlock, r: Reporter) -> InstallManifest | None:
         good = []
         for index, name in enumerate(names):
             stripped = name.strip()
-            if not _valid_package(key, pattern, stripped):
+            if stripped.startswith("-"):
+                # Names reach `npm install` / `pip install` (issue 11 item 2).
+                r.at(
+                    block,
+                    (key, index),
+                    ARGV_CODE,
+                    f"Install {key!r}: {name!r} {option_problem(stripped)}",
+                    "a program name such as git; no path, option or argument"
+                    if key == "commands"
+                    else "a package name, optionally with a version; never an option or a URL",
+                )
+            elif not _valid_package(key, pattern, stripped):
                 r.at(
                     block,
                     (key, index),

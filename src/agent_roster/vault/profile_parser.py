@@ -22,10 +22,11 @@ from agent_roster.vault import markdown, profile_blocks, verbatim
 from agent_roster.vault.document import Reporter, describe, normalise
 from agent_roster.vault.frontmatter import Frontmatter, Mark, frontmatter_data, read_frontmatter
 from agent_roster.vault.json_section import read_json_block
-from agent_roster.vault.jsonblock import JsonBlock
+from agent_roster.vault.jsonblock import JsonBlock, items_index
 from agent_roster.vault.markdown import Section, Structure
 from agent_roster.vault.paths import segment_problem
-from agent_roster.vault.profile_fast import fast_fields
+from agent_roster.vault.profile_fast import UnknownTools, fast_fields
+from agent_roster.vault.profile_lists import unknown_tool
 
 STRUCTURED = ("config", "tools", "mcp servers", "install")
 # Builds a NamedTuple without its Python-level ``__new__``: the same object, several times
@@ -150,19 +151,38 @@ def parse_profile(
     if quick is not None:
         fast = fast_fields(text, *quick, expected_id, project, known_tools, _tags_ok)
         if fast is not None:
-            fields, fields_set = fast
+            fields, fields_set, unknown = fast
             fields["project"] = project
             fields["source"] = path
             names = frozenset(fields_set)
             fields["fields_set"] = _FIELD_SETS.get(names) or _shared(names)
+            found: tuple[Diagnostic, ...] = ()
+            if unknown is not None and known_tools is not None:
+                found = _unknown_tools(text, path, unknown, known_tools)
             return _new(
-                ParsedProfile, (AgentProfile(**fields), (), ProfileDocument(path, text, fm))
+                ParsedProfile, (AgentProfile(**fields), found, ProfileDocument(path, text, fm))
             )
     if fm is None:
         fm = read_frontmatter(text, path, out)
     structure = markdown.scan(text, fm.body_offset, fm.body_line)
     document = ProfileDocument(path, text, fm, structure)
     return _careful(text, document, path, expected_id, project, known_tools, out)
+
+
+def _unknown_tools(
+    text: str, path: str, unknown: UnknownTools, known: KnownTools
+) -> tuple[Diagnostic, ...]:
+    """The fast path's ``tool-unknown`` warnings, placed in the Tools block as the careful
+    path places them (the same ``JsonBlock`` over the same text and first line)."""
+    out: list[Diagnostic] = []
+    r = Reporter(path, out)
+    first_line = text.count("\n", 0, unknown.start) + 1
+    content = text[unknown.start : unknown.end]
+    positions = items_index(content, unknown.value, unknown.names)
+    block = JsonBlock(content, first_line, unknown.value, positions)
+    for key, index, name in unknown.names:
+        unknown_tool(block, r, known, key, index, name)
+    return tuple(out)
 
 
 def _careful(

@@ -32,11 +32,13 @@ from agent_roster.codecs.base import (
     NativeFile,
     ReadExisting,
     Rendering,
+    RenderOption,
     RenderRequest,
     Roots,
 )
 from agent_roster.codecs.native_md import harness_diagnostic, keep_native
 from agent_roster.codecs.prompt import import_body
+from agent_roster.codecs.support import declare
 from agent_roster.codecs.unloaded import not_loaded
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.mcp import McpServer
@@ -54,6 +56,17 @@ class AghCodec:
     name = "agh"
     title = "AGH"
     partitioned = False  # renders whole (see RenderRequest.part)
+    options: tuple[RenderOption, ...] = ()
+    #: What render does with each canonical field (docs/codecs/matrix.md; checked
+    #: against probe renders by tests/codecs/test_support_matrix.py).
+    support = declare(
+        kept="description prompt model mcp_servers agent_name",
+        translated="permission_mode allowed_tools permission",
+        embedded="allowed_tools denied_tools permission",
+        dropped="name provider temperature top_p max_turns max_tokens_per_task mode "
+        "color runtime tags install",
+        refused="mcp_servers",
+    )
     native_fields = frozenset({"id", "model", "agent_name", "mcp_servers", "prompt"})
 
     # -- discover -------------------------------------------------------------------------

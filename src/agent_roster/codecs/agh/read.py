@@ -10,26 +10,30 @@ from __future__ import annotations
 
 import json
 import re
-import tomllib
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import msgspec
 
 from agent_roster.codecs.agh import rules
+from agent_roster.codecs.native_io import (
+    JsonProblem,
+    TomlProblem,
+    parse_json,
+    parse_toml,
+    read_text,
+)
 from agent_roster.codecs.native_md import (
     Layout,
     NativeDocument,
     harness_diagnostic,
     line_offset,
     native_form,
-    read_exact,
     split_layout,
 )
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.profile import NativeForm
 from agent_roster.vault.frontmatter import Mark, read_frontmatter
-from agent_roster.vault.json_syntax import json_problem
 
 AGENT_FILE = "AGENT.md"
 SIDECAR = "mcp.json"
@@ -87,10 +91,10 @@ def load_frontmatter(meta: str, path: str) -> tuple[dict[str, Any], dict[str, Ma
     yaml_errors = [d.message for d in found if d.is_error]
     if not yaml_errors:
         return dict(fm.data), dict(fm.key_marks)
-    try:
-        data = tomllib.loads(meta)
-    except tomllib.TOMLDecodeError as exc:
-        return f"decode agent frontmatter: yaml: {yaml_errors[0]}\ntoml: {exc}"
+    data = parse_toml(meta)
+    if isinstance(data, TomlProblem):
+        toml = f"{data.message} (line {data.line}, column {data.column})"
+        return f"decode agent frontmatter: yaml: {yaml_errors[0]}\ntoml: {toml}"
     return data, {key: Mark(_key_line(meta, key), 1) for key in data}
 
 
@@ -201,10 +205,9 @@ def _dedupe(values: Any) -> list[str]:
 def read_sidecar(text: str, where: str, out: list[Diagnostic]) -> dict[str, dict[str, Any]] | None:
     """``ParseMCPServersJSON``: ``mcpServers`` then ``mcp_servers`` (same name replaces),
     strict server objects. ``None`` when AGH refuses the file."""
-    try:
-        root = json.loads(text)
-    except json.JSONDecodeError as exc:
-        found = json_problem(text, exc.pos)
+    root = parse_json(text)
+    if isinstance(root, JsonProblem):
+        found = root
         out.append(
             harness_diagnostic(
                 "harness-invalid",
@@ -308,7 +311,10 @@ def read_capabilities(folder: Path, out: list[Diagnostic]) -> dict[str, str] | N
         layouts.append(CAPABILITY_DIR + "/")
         for entry in sorted(catalog_dir.iterdir()):
             if entry.is_file() and entry.suffix in (".toml", ".json"):
-                found[f"{CAPABILITY_DIR}/{entry.name}"] = entry.read_text(encoding="utf-8")
+                text = read_text(entry, out, hint=_WHOLE_LOAD)
+                if text is None:
+                    return None
+                found[f"{CAPABILITY_DIR}/{entry.name}"] = text
     if len(layouts) > 1:
         out.append(
             harness_diagnostic(
@@ -321,34 +327,25 @@ def read_capabilities(folder: Path, out: list[Diagnostic]) -> dict[str, str] | N
         return None
     for name in layouts:
         if name in CAPABILITY_FILES:
-            found[name] = (folder / name).read_text(encoding="utf-8")
+            text = read_text(folder / name, out, hint=_WHOLE_LOAD)
+            if text is None:
+                return None
+            found[name] = text
     for name, text in found.items():
-        problem = _parse_error(name, text)
-        if problem:
+        problem = parse_json(text) if name.endswith(".json") else parse_toml(text)
+        if isinstance(problem, JsonProblem | TomlProblem):
             out.append(
                 harness_diagnostic(
                     "harness-invalid",
-                    f"{name}: {problem}",
+                    f"{name}: {problem.message}",
                     path=str(folder / name),
-                    hint=_WHOLE_LOAD,
+                    line=problem.line,
+                    column=problem.column,
+                    hint=f"{problem.hint}; {_WHOLE_LOAD}",
                 )
             )
             return None
     return found
-
-
-def _parse_error(name: str, text: str) -> str | None:
-    try:
-        if name.endswith(".json"):
-            json.loads(text)
-        else:
-            tomllib.loads(text)
-    except json.JSONDecodeError as exc:
-        found = json_problem(text, exc.pos)
-        return f"{found.message} (line {found.line} column {found.column})"
-    except tomllib.TOMLDecodeError as exc:
-        return str(exc)
-    return None
 
 
 def _wrapped(found: list[Diagnostic], prefix: str) -> list[Diagnostic]:
@@ -369,12 +366,8 @@ def read_agent(folder: Path, out: list[Diagnostic]) -> AghFile | None:
         return None
     where = str(path)
     refused = AghFile(folder.name, path, {}, "", {}, {}, False)
-    try:
-        text = read_exact(path)
-    except (OSError, UnicodeDecodeError) as exc:
-        out.append(
-            harness_diagnostic("harness-invalid", f'read agent file "{where}": {exc}', path=where)
-        )
+    text = read_text(path, out, hint=_WHOLE_LOAD)
+    if text is None:
         return refused
     parse_prefix = f'parse agent file "{where}": '
     split = split_agent_md(text)
@@ -413,10 +406,11 @@ def read_agent(folder: Path, out: list[Diagnostic]) -> AghFile | None:
     sidecar_path = folder / SIDECAR
     sidecar_found: list[Diagnostic] = []
     if sidecar_path.is_file():
-        sidecar_text = sidecar_path.read_text(encoding="utf-8")
-        sidecar = read_sidecar(sidecar_text, str(sidecar_path), sidecar_found)
-        # OverrideMCPServers: a sidecar server replaces the inline one of the same name whole.
-        servers.update(sidecar or {})
+        sidecar_text = read_text(sidecar_path, sidecar_found, hint=_WHOLE_LOAD)
+        if sidecar_text is not None:
+            sidecar = read_sidecar(sidecar_text, str(sidecar_path), sidecar_found)
+            # OverrideMCPServers: a sidecar server replaces the inline one of the same name.
+            servers.update(sidecar or {})
     out.extend(_wrapped(sidecar_found, f'load agent file "{where}" MCP JSON: '))
     catalog_found: list[Diagnostic] = []
     capabilities = read_capabilities(folder, catalog_found) or {}

@@ -18,6 +18,7 @@ from agent_roster.codecs.agh.read import (
     split_agent_md,
 )
 from agent_roster.codecs.base import Loss, LossOutcome, NativeFile, ReadExisting, RenderRequest
+from agent_roster.codecs.native_io import existing_present
 from agent_roster.codecs.native_md import harness_diagnostic, write_native
 from agent_roster.codecs.permissions import effective_rules, evaluate
 from agent_roster.codecs.prompt import render_prompt
@@ -245,7 +246,7 @@ def render_profile(
     if refusals:
         return [], losses, refusals
     files.append(NativeFile(path=agent_path, content=content, profile=pid))
-    if sidecar or existing(sidecar_path) is not None:
+    if sidecar or existing_present(existing, sidecar_path):
         # An empty map replaces a stale sidecar, whose servers AGH would otherwise still load.
         files.append(NativeFile(path=sidecar_path, content=sidecar_text, profile=pid))
     for rel, text in capabilities.items():

@@ -19,6 +19,7 @@ from agent_roster.codecs.base import (
     NativeFile,
     ReadExisting,
     Rendering,
+    RenderOption,
     RenderRequest,
     Roots,
     Scope,
@@ -32,11 +33,12 @@ from agent_roster.codecs.claude.files import (
     list_agent_files,
     name_loss,
     read_agent_file,
-    read_json_file,
+    read_settings_text,
 )
 from agent_roster.codecs.claude.read import (
     CANONICAL_KEYS,
     COLORS,
+    RECOVERY,
     ReadAgent,
     read_agent,
     read_text,
@@ -55,6 +57,7 @@ from agent_roster.codecs.native_md import (
     write_native,
 )
 from agent_roster.codecs.prompt import render_prompt
+from agent_roster.codecs.support import declare
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.known_tools import DEFAULT_EMBEDDED_COMMANDS, DEFAULT_EMBEDDED_SERVER
 from agent_roster.model.mcp import McpServer
@@ -79,6 +82,17 @@ class ClaudeCodec:
     name = "claude"
     title = "Claude Code"
     partitioned = True
+    options: tuple[RenderOption, ...] = ()
+    #: What render does with each canonical field (docs/codecs/matrix.md; checked
+    #: against probe renders by tests/codecs/test_support_matrix.py).
+    support = declare(
+        kept="description prompt model max_turns permission_mode allowed_tools "
+        "denied_tools mcp_servers color",
+        translated="allowed_tools permission",
+        embedded="denied_tools permission",
+        dropped="name provider temperature top_p max_tokens_per_task permission mode "
+        "runtime agent_name tags install",
+    )
     # permission_mode "full" comes back as bypassPermissions (reported translated);
     # narrowed denies cannot be per-agent denies, so denied_tools is not native.
     native_fields = frozenset(
@@ -349,7 +363,7 @@ class ClaudeCodec:
                         )
                     )
                     continue
-                found = read_agent_file(path, diagnostics)
+                found = read_agent_file(path, diagnostics, RECOVERY)
                 if found is None:
                     continue
                 read = read_agent(found)
@@ -393,7 +407,7 @@ class ClaudeCodec:
         agent server loses to a parent server of the same name (the parent connection is
         reused)."""
         user_path = roots.home / USER_MCP
-        user_text = read_json_file(user_path) or ""
+        user_text = read_settings_text(user_path, out) or ""
         user_data = (
             claude_mcp.load_json_object(user_text, str(user_path), out, self.title)
             if user_text
@@ -411,7 +425,7 @@ class ClaudeCodec:
                     entry, user_text, str(user_path), claude_mcp.CLAUDE, out
                 )
         project_path = roots.workspace / PROJECT_MCP
-        project_text = read_json_file(project_path) or ""
+        project_text = read_settings_text(project_path, out) or ""
         project_data = (
             claude_mcp.load_json_object(project_text, str(project_path), out, self.title)
             if project_text

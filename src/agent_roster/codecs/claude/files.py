@@ -11,12 +11,13 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from agent_roster.codecs.base import Loss, LossOutcome
+from agent_roster.codecs.native_io import read_text
 from agent_roster.codecs.native_md import (
     NativeDocument,
+    Recovery,
     harness_diagnostic,
     native_form,
-    read_exact,
-    read_native,
+    read_native_recovering,
     split_layout,
 )
 from agent_roster.codecs.prompt import import_body
@@ -60,23 +61,16 @@ class AgentFile(NamedTuple):
     doc: NativeDocument
 
 
-def read_agent_file(path: Path, out: list[Diagnostic]) -> AgentFile | None:
+def read_agent_file(
+    path: Path, out: list[Diagnostic], recovery: Recovery | None = None
+) -> AgentFile | None:
     """Read and split ``path``; ``None`` with diagnostics when it cannot be read or its
-    frontmatter is broken."""
+    frontmatter is broken (after the harness's own ``recovery``, where it has one)."""
     where = str(path)
-    try:
-        text = read_exact(path)
-    except (OSError, UnicodeDecodeError) as exc:
-        out.append(
-            harness_diagnostic(
-                "harness-invalid",
-                f"cannot read {where}: {exc}",
-                path=where,
-                hint="the harness cannot read it either",
-            )
-        )
+    text = read_text(path, out)
+    if text is None:
         return None
-    doc = read_native(text, where, out)
+    doc = read_native_recovering(text, where, out, recovery)
     return AgentFile(where, doc) if doc is not None else None
 
 
@@ -206,9 +200,9 @@ def referenced_servers(
     return found, missing
 
 
-def read_json_file(path: Path) -> str | None:
-    """The text of a JSON settings file, or ``None`` when it does not exist."""
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+def read_settings_text(path: Path, out: list[Diagnostic]) -> str | None:
+    """The text of a JSON settings or MCP file; ``None`` when it does not exist, or (with
+    a located error in ``out``) when it cannot be read as UTF-8 text."""
+    if not path.is_file():
         return None
+    return read_text(path, out)

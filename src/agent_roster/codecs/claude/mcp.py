@@ -19,11 +19,11 @@ from typing import Any, NamedTuple
 
 from agent_roster.codecs.base import NativeFile, ReadExisting
 from agent_roster.codecs.claude.files import referenced_servers
+from agent_roster.codecs.native_io import JsonProblem, existing_text, parse_json
 from agent_roster.codecs.native_md import harness_diagnostic
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.mcp import McpServer, Transport
 from agent_roster.model.profile import AgentProfile
-from agent_roster.vault.json_syntax import json_problem
 
 
 class Dialect(NamedTuple):
@@ -192,10 +192,9 @@ def position(text: str, needle: str) -> tuple[int, int]:
 
 def load_json_object(text: str, path: str, out: list[Diagnostic], title: str) -> dict[str, Any]:
     """A JSON file's top-level object, or ``{}`` with an error diagnostic."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        problem = json_problem(text, exc.pos)
+    data = parse_json(text)
+    if isinstance(data, JsonProblem):
+        problem = data
         out.append(
             harness_diagnostic(
                 "harness-invalid",
@@ -356,7 +355,10 @@ def render_mcp_file(
         entries[name] = entry
     if not entries:
         return None
-    merged = merge_into(existing(path), path, entries, dialect, diagnostics)
+    current = existing_text(existing, path, diagnostics)
+    if current is False:
+        return None
+    merged = merge_into(current, path, entries, dialect, diagnostics)
     if merged is None:
         return None
     return NativeFile(path=path, content=merged, mode=mode, merged=True)

@@ -10,16 +10,24 @@ every tool; anything else (``[]``, ``""``, a number) means no tools at all.
 
 from __future__ import annotations
 
+import re
 from typing import Any, NamedTuple
 
 from agent_roster.codecs.base import Loss, LossOutcome
 from agent_roster.codecs.claude import mcp as claude_mcp
 from agent_roster.codecs.claude.files import AgentFile, diag_at, import_document
-from agent_roster.codecs.native_md import native_model, read_native
+from agent_roster.codecs.native_md import (
+    JS_LINE_ENDS,
+    JS_WHITESPACE,
+    Recovery,
+    native_model,
+    read_native_recovering,
+)
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.known_tools import DEFAULT_EMBEDDED_SERVER, strip_embedded_prefix
 from agent_roster.model.mcp import McpServer
 from agent_roster.model.profile import AgentProfile, PermissionAction, PermissionRule
+from agent_roster.vault.frontmatter import read_frontmatter
 
 #: Claude Code's permission modes (``OM`` in the 2.1.197 bundle).
 PERMISSION_MODES = ("acceptEdits", "auto", "bypassPermissions", "default", "dontAsk", "plan")
@@ -54,6 +62,48 @@ class ReadAgent(NamedTuple):
     inline: dict[str, McpServer]
     losses: list[Loss]
     diagnostics: list[Diagnostic]
+
+
+_WS = f"[{JS_WHITESPACE}]"
+#: ``^([a-zA-Z_-]+):\s+(.+)$`` with JavaScript's ``\s`` and ``.``, matched per line.
+_KEY_VALUE = re.compile(rf"([a-zA-Z_-]+):{_WS}+([^{JS_LINE_ENDS}]+)")
+#: A value Claude Code quotes: a YAML indicator anywhere, or ``": "``.
+_SPECIAL = re.compile(r"[{}\[\]*&#!|>%@`]|: ")
+#: Tabs at the start of a line (``/^\t+/gm``: after any JavaScript line terminator).
+_LEADING_TABS = re.compile(rf"(?:^|(?<=[{JS_LINE_ENDS}]))\t+")
+
+
+def quote_values(frontmatter: str) -> str:
+    """Claude Code's second try at frontmatter its YAML parser refused (the 2.1.197 bundle:
+    the function ``jm`` calls on a parse error): every ``key: value`` line whose value is
+    not already quoted, is not a flow list, and holds ``": "`` or one of ``{}[]*&#!|>%@```
+    gets the value in double quotes (``\\`` and ``"`` escaped); then tabs that start a line
+    become two spaces each. Lines are split on LF only, so a CRLF line keeps its CR and,
+    as in JavaScript, no longer matches: CRLF files are not repaired."""
+    lines = []
+    for line in frontmatter.split("\n"):
+        found = _KEY_VALUE.fullmatch(line)
+        if found is not None:
+            key, value = found.groups()
+            quoted = value[:1] == value[-1:] and value[:1] in ('"', "'")
+            if not quoted and not _flow_list(value) and _SPECIAL.search(value):
+                escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+                line = f'{key}: "{escaped}"'
+        lines.append(line)
+    return _LEADING_TABS.sub(lambda tabs: "  " * len(tabs.group()), "\n".join(lines))
+
+
+def _flow_list(value: str) -> bool:
+    # ``[a, b]`` that YAML reads as a list is left as it is.
+    if not (value.startswith("[") and value.endswith("]")):
+        return False
+    found: list[Diagnostic] = []
+    data = read_frontmatter(f"---\nv: {value}\n---\n", "", found).data
+    return not found and isinstance(data.get("v"), list)
+
+
+#: Claude Code's recovery, for :func:`native_md.read_native_recovering`.
+RECOVERY = Recovery("Claude Code", quote_values, "parses it again with values holding ': ' quoted")
 
 
 def split_tools(value: str) -> list[str]:
@@ -298,5 +348,5 @@ def read_agent(found: AgentFile) -> ReadAgent:
 def read_text(text: str, path: str) -> AgentProfile | None:
     """The agent Claude Code loads from a file holding ``text`` at ``path`` (None when it
     loads none); for checking a rendering against a remembered layout."""
-    doc = read_native(text, path, [])
+    doc = read_native_recovering(text, path, [], RECOVERY)
     return read_agent(AgentFile(path, doc)).profile if doc is not None else None

@@ -9,7 +9,6 @@ list`` and the main session see them. Mapping and sources: docs/codecs/codex.md.
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ from agent_roster.codecs.base import (
     NativeFile,
     ReadExisting,
     Rendering,
+    RenderOption,
     RenderRequest,
     Roots,
 )
@@ -34,8 +34,10 @@ from agent_roster.codecs.codex.render import (
     merge_config,
     render_profile,
 )
+from agent_roster.codecs.native_io import TomlProblem, existing_text, parse_toml, read_text
 from agent_roster.codecs.native_md import harness_diagnostic
 from agent_roster.codecs.prompt import import_body
+from agent_roster.codecs.support import declare
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.mcp import McpServer
 from agent_roster.model.profile import AgentProfile, NativeForm
@@ -47,6 +49,17 @@ class CodexCodec:
     name = "codex"
     title = "OpenAI Codex CLI"
     partitioned = False  # renders whole (see RenderRequest.part)
+    options: tuple[RenderOption, ...] = ()
+    #: What render does with each canonical field (docs/codecs/matrix.md; checked
+    #: against probe renders by tests/codecs/test_support_matrix.py).
+    support = declare(
+        kept="description prompt model permission_mode mcp_servers",
+        translated="permission_mode",
+        embedded="allowed_tools denied_tools permission",
+        dropped="name provider temperature top_p max_turns max_tokens_per_task mode "
+        "color runtime agent_name tags install",
+        refused="mcp_servers",
+    )
     native_fields = frozenset({"id", "description", "prompt", "model", "mcp_servers"})
 
     def discover(self, roots: Roots) -> Discovery:
@@ -137,7 +150,8 @@ class CodexCodec:
             )
             servers.update(tables)
         if servers:
-            config = merge_config(existing(CONFIG_FILE), servers, out)
+            current = existing_text(existing, CONFIG_FILE, out)
+            config = None if current is False else merge_config(current, servers, out)
             if config is not None:
                 files.append(NativeFile(path=CONFIG_FILE, content=config, merged=True))
         return Rendering(files=tuple(files), losses=tuple(losses), diagnostics=tuple(out))
@@ -198,15 +212,20 @@ def _check_config(path: Path, out: list[Diagnostic]) -> None:
     """A broken ``config.toml`` makes every Codex command fail; report it as a refusal."""
     if not path.is_file():
         return
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+    hint = "Codex refuses to start until config.toml parses"
+    text = read_text(path, out, hint=hint)
+    if text is None:
+        return
+    data = parse_toml(text)
+    if isinstance(data, TomlProblem):
         out.append(
             harness_diagnostic(
                 "harness-invalid",
-                f"Error loading config.toml: {exc}",
+                f"Error loading config.toml: {data.message}",
                 path=str(path),
-                hint="Codex refuses to start until config.toml parses",
+                line=data.line,
+                column=data.column,
+                hint=f"{data.hint}; {hint}",
             )
         )
         return

@@ -9,13 +9,12 @@ error diagnostic quoting the message Codex's loader uses for it.
 
 from __future__ import annotations
 
-import re
-import tomllib
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from agent_roster.codecs.codex.mcp import import_server
-from agent_roster.codecs.native_md import harness_diagnostic, read_exact
+from agent_roster.codecs.native_io import TomlProblem, parse_toml, read_text
+from agent_roster.codecs.native_md import harness_diagnostic
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.mcp import McpServer
 
@@ -75,25 +74,19 @@ def key_line(text: str, key: str) -> int:
 def read_role(path: Path, out: list[Diagnostic]) -> RoleFile | None:
     """One role file, or ``None`` with an error in ``out`` when Codex would skip it."""
     where = str(path)
-    try:
-        text = read_exact(path)
-    except (OSError, UnicodeDecodeError) as exc:
-        out.append(harness_diagnostic("harness-invalid", f"cannot read {path}: {exc}", path=where))
+    text = read_text(path, out, hint="Codex skips this role until it reads as UTF-8")
+    if text is None:
         return None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        # tomllib puts the position only into the message before Python 3.14.
-        found = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
-        line, column = (int(found[1]), int(found[2])) if found else (1, 1)
+    data = parse_toml(text)
+    if isinstance(data, TomlProblem):
         out.append(
             harness_diagnostic(
                 "harness-invalid",
-                f"failed to parse agent role file at {path}: {exc}",
+                f"failed to parse agent role file at {path}: {data.message}",
                 path=where,
-                line=line,
-                column=column,
-                hint="fix the TOML syntax; Codex skips this role until it parses",
+                line=data.line,
+                column=data.column,
+                hint=f"{data.hint}; Codex skips this role until it parses",
             )
         )
         return None
@@ -206,9 +199,10 @@ def trusted(workspace: Path, home: Path) -> bool | None:
     """Whether the user's ``config.toml`` trusts ``workspace`` (or a folder above it);
     ``None`` when it says nothing (Codex then ignores the project's ``.codex/``)."""
     config = home / ".codex" / "config.toml"
-    try:
-        data = tomllib.loads(config.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+    # A broken config is reported where it is checked (codec._check_config).
+    text = read_text(config, []) if config.is_file() else None
+    data = parse_toml(text) if text is not None else None
+    if not isinstance(data, dict):
         return None
     projects = data.get("projects")
     if not isinstance(projects, dict):

@@ -11,12 +11,17 @@ from collections.abc import Callable
 from typing import Any
 
 import tomlkit
-from tomlkit.exceptions import TOMLKitError
 from tomlkit.items import String, StringType, Table, Trivia
 
 from agent_roster.codecs.base import Loss, LossOutcome, RenderRequest
 from agent_roster.codecs.codex.mcp import render_server
 from agent_roster.codecs.codex.read import CONFIG_KEYS
+from agent_roster.codecs.native_io import (
+    merge_refused,
+    shape_problem,
+    toml_merge_target,
+    toml_merged,
+)
 from agent_roster.codecs.native_md import harness_diagnostic
 from agent_roster.codecs.permissions import effective_rules, evaluate
 from agent_roster.codecs.prompt import render_prompt
@@ -237,38 +242,25 @@ def merge_config(
 ) -> str | None:
     """``config.toml`` with ``servers`` set in ``[mcp_servers]``; everything else (keys,
     tables, comments, formatting) is kept. ``None`` when the existing file cannot be read."""
-    try:
-        doc = tomlkit.parse(text or "")
-    except TOMLKitError as exc:
-        out.append(
-            harness_diagnostic(
-                "render-unsupported",
-                f"cannot merge MCP servers into {CONFIG_FILE}: it is not valid TOML ({exc})",
-                path=CONFIG_FILE,
-                hint="fix the file, then render again",
-            )
-        )
+    what = "MCP servers"
+    doc = toml_merge_target(text, CONFIG_FILE, out, what=what)
+    if doc is None:
+        return None
+    shape = shape_problem(text or "", doc.unwrap(), ((("mcp_servers",), "a table", dict),))
+    if shape is not None:
+        hint = "make mcp_servers a table of [mcp_servers.<name>] entries"
+        merge_refused(out, CONFIG_FILE, what, shape[0], hint, shape[1])
         return None
     section = doc.get("mcp_servers")
     if section is None:
         section = tomlkit.table(is_super_table=True)
         doc["mcp_servers"] = section
-    elif not isinstance(section, dict):
-        out.append(
-            harness_diagnostic(
-                "render-unsupported",
-                f"cannot merge MCP servers into {CONFIG_FILE}: mcp_servers is not a table",
-                path=CONFIG_FILE,
-                hint="make mcp_servers a table of [mcp_servers.<name>] entries",
-            )
-        )
-        return None
     for name, table in servers.items():
         current = section.get(name)
         if current is not None and _plain(current) == table:
             continue  # unchanged: keep the user's formatting and comments
         section[name] = _table(table)
-    return tomlkit.dumps(doc)
+    return toml_merged(doc, CONFIG_FILE, out, what=what)
 
 
 def _plain(value: Any) -> Any:

@@ -1,10 +1,13 @@
-"""The GitHub Copilot codec: ``.github/agents/<id>.agent.md`` and ``.vscode/mcp.json``.
+"""The GitHub Copilot codec: ``.github/agents/<id>.agent.md`` and the MCP files.
 
 One file format read by the cloud agent, the Copilot CLI and VS Code. The agent id is the
-file name; ``name`` is a display name; ``tools`` is an allowlist of aliases (``execute``,
-``read``, ``edit``, ``search``, ``agent``, ``web``, ``todo``) and ``<server>/<tool>`` MCP
-names, with no deny list, so denies narrow the allowlist and argument rules become prose.
-The body is limited to 30,000 characters. Mapping: docs/codecs/copilot.md §8.
+file's path in its folder (``sub/x.agent.md`` is ``sub--x``); ``name`` is a display name;
+``tools`` is an allowlist of aliases (``execute``, ``read``, ``edit``, ``search``, ``agent``,
+``web``, ``todo``), CLI tool names (``grep``, ``glob``) and ``<server>/<tool>`` MCP names,
+with no deny list, so denies narrow the allowlist and argument rules become prose. Where
+the CLI finds agents and servers, and which wins, is ``layers.py``; the MCP servers of a
+project render go to ``.mcp.json`` (the CLI) and ``.vscode/mcp.json`` (VS Code), or to one
+of them (option ``mcp``). Mapping: docs/codecs/copilot.md §8.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from agent_roster.codecs.base import (
     NativeFile,
     ReadExisting,
     Rendering,
+    RenderOption,
     RenderRequest,
     Roots,
     Scope,
@@ -29,25 +33,45 @@ from agent_roster.codecs.claude import mcp as claude_mcp
 from agent_roster.codecs.claude.files import (
     COMMON_DROPS,
     dropped,
-    list_agent_files,
     read_agent_file,
-    read_json_file,
+    read_settings_text,
 )
 from agent_roster.codecs.claude.rules import narrowed_sentences, rule_sentence
-from agent_roster.codecs.copilot.read import ALIASES, MAX_PROMPT, read_agent, read_text
+from agent_roster.codecs.copilot import layers
+from agent_roster.codecs.copilot.layers import PROJECT_AGENTS, USER_AGENTS, USER_MCP, VSCODE_MCP
+from agent_roster.codecs.copilot.read import MAX_PROMPT, read_agent, read_text
+from agent_roster.codecs.copilot.tools import (
+    ALIASES,
+    CLI_RESERVED_SERVER,
+    cli_names,
+    joined,
+    native_tool,
+)
 from agent_roster.codecs.native_md import harness_diagnostic, keep_native, write_native
 from agent_roster.codecs.permissions import effective_rules, evaluate
 from agent_roster.codecs.prompt import render_prompt
-from agent_roster.codecs.tool_names import opencode_key, split_ref, to_native
+from agent_roster.codecs.support import declare
+from agent_roster.codecs.tool_names import opencode_key, split_ref
 from agent_roster.diagnostics import Diagnostic
-from agent_roster.known_tools import DEFAULT_EMBEDDED_COMMANDS, DEFAULT_EMBEDDED_SERVER
+from agent_roster.known_tools import DEFAULT_EMBEDDED_COMMANDS
 from agent_roster.model.mcp import McpServer
 from agent_roster.model.profile import AgentProfile, PermissionAction
 
-PROJECT_DIR = ".github/agents"
-USER_DIR = ".copilot/agents"
-PROJECT_MCP = ".vscode/mcp.json"
-USER_MCP = ".copilot/mcp-config.json"
+__all__ = ["CODEC", "MCP_OPTION", "CopilotCodec", "native_tool"]
+
+#: Which MCP files a project render writes: the CLI reads ``.mcp.json`` and never
+#: ``.vscode/mcp.json``; VS Code reads ``.vscode/mcp.json``.
+MCP_OPTION = RenderOption(
+    name="mcp",
+    choices=("both", "cli", "vscode"),
+    help="project MCP files: .mcp.json (Copilot CLI) and .vscode/mcp.json (VS Code), "
+    "or only one of them",
+)
+_PROJECT_MCP = {
+    "both": ((layers.WORKSPACE_MCP, claude_mcp.COPILOT_CLI), (VSCODE_MCP, claude_mcp.VSCODE)),
+    "cli": ((layers.WORKSPACE_MCP, claude_mcp.COPILOT_CLI),),
+    "vscode": ((VSCODE_MCP, claude_mcp.VSCODE),),
+}
 _DROPS = {
     **COMMON_DROPS,
     "permission_mode": "no approval modes in an agent file",
@@ -58,40 +82,33 @@ _DROPS = {
 }
 
 
-def native_tool(
-    name: str,
-    embedded: str = DEFAULT_EMBEDDED_SERVER,
-    commands: frozenset[str] = DEFAULT_EMBEDDED_COMMANDS,
-) -> str | None:
-    """Canonical → Copilot: the primary alias, ``<server>/<tool>`` for MCP names, the
-    embedded server's prefix for its ``commands``; ``None`` when Copilot has no such tool."""
-    ref = split_ref(name)
-    if ref.server is not None:
-        return f"{ref.server}/{ref.mcp_tool or '*'}"
-    native = to_native("copilot", ref.tool)
-    if native is not None:
-        return native.name
-    if ref.tool in commands:
-        return f"{embedded}/{ref.tool}"
-    return None
-
-
 class CopilotCodec:
     """GitHub Copilot custom agents (docs/codecs/copilot.md)."""
 
     name = "copilot"
     title = "GitHub Copilot"
     partitioned = False  # renders whole (see RenderRequest.part)
+    options = (MCP_OPTION,)
+    #: What render does with each canonical field (docs/codecs/matrix.md; checked
+    #: against probe renders by tests/codecs/test_support_matrix.py).
+    support = declare(
+        kept="name description prompt model",
+        translated="allowed_tools denied_tools permission mcp_servers",
+        embedded="permission",
+        dropped="provider temperature top_p max_turns max_tokens_per_task "
+        "permission_mode mode color runtime agent_name tags install",
+    )
     native_fields = frozenset({"id", "name", "description", "model", "prompt"})
 
     def render(self, request: RenderRequest, existing: ReadExisting) -> Rendering:
-        """Agent files, and the referenced servers merged into ``.vscode/mcp.json``
-        (project) or ``~/.copilot/mcp-config.json`` (user)."""
+        """Agent files, and the referenced servers merged into the scope's MCP files:
+        ``.mcp.json`` and ``.vscode/mcp.json`` (project; option ``mcp`` picks one) or
+        ``~/.copilot/mcp-config.json`` (user)."""
         files: list[NativeFile] = []
         losses: list[Loss] = []
         diagnostics: list[Diagnostic] = []
         rendered = []
-        folder = PROJECT_DIR if request.scope is Scope.PROJECT else USER_DIR
+        folder = PROJECT_AGENTS if request.scope is Scope.PROJECT else USER_AGENTS
         for profile in request.profiles:
             native = self._render_agent(
                 profile, folder, losses, diagnostics, request.embedded, request.embedded_commands
@@ -100,14 +117,15 @@ class CopilotCodec:
                 files.append(native)
                 rendered.append(profile)
         if request.scope is Scope.PROJECT:
-            mcp_path, dialect = PROJECT_MCP, claude_mcp.VSCODE
+            targets = _PROJECT_MCP[request.option(MCP_OPTION)]
         else:
-            mcp_path, dialect = USER_MCP, claude_mcp.COPILOT_CLI
-        mcp_file = claude_mcp.render_mcp_file(
-            rendered, request.servers, dialect, mcp_path, existing, diagnostics
-        )
-        if mcp_file is not None:
-            files.append(mcp_file)
+            targets = ((USER_MCP, claude_mcp.COPILOT_CLI),)
+        for mcp_path, dialect in targets:
+            mcp_file = claude_mcp.render_mcp_file(
+                rendered, request.servers, dialect, mcp_path, existing, diagnostics
+            )
+            if mcp_file is not None:
+                files.append(mcp_file)
         return Rendering(files=tuple(files), losses=tuple(losses), diagnostics=tuple(diagnostics))
 
     def _render_agent(
@@ -200,20 +218,32 @@ class CopilotCodec:
         tools: list[str] = []
         unmapped: list[str] = []
         narrowed: list[str] = []
+
+        def denied(tool: str) -> bool:
+            key = opencode_key(tool, embedded=embedded, commands=commands)
+            return evaluate(deny_rules, key).action is PermissionAction.DENY
+
         for name in candidates:
             ref = split_ref(name)
             if ref.argument is not None:
                 narrowed.append(name)
-            members = ALIASES.get(name, (ref.tool,)) if ref.server is None else (name,)
-            native = native_tool(members[0] if name in ALIASES else name, embedded, commands)
+            if name in ALIASES:  # only when nothing is allowed-only: every alias not denied
+                kept = [m for m in ALIASES[name] if not denied(m)]
+                if len(kept) == len(ALIASES[name]):
+                    natives = [name]
+                elif name == "search":  # the CLI takes grep and glob apart
+                    natives = [n for m in kept if (n := native_tool(m)) is not None]
+                else:
+                    natives = []
+                tools.extend(n for n in natives if n not in tools)
+                continue
+            native = native_tool(name, embedded, commands)
             if native is None:
                 unmapped.append(name)
                 continue
-            keys = [opencode_key(m, embedded=embedded, commands=commands) for m in members]
-            if any(evaluate(deny_rules, key).action is PermissionAction.DENY for key in keys):
-                continue
-            if native not in tools:
-                tools.append(native)
+            if not denied(ref.tool if ref.server is None else name):
+                tools.extend(n for n in cli_names(native) if n not in tools)
+        tools = joined(tools)
         if narrowed:
             constraints += narrowed_sentences(narrowed, allow=True)
         narrowed_denies = [t for t in profile.denied_tools if split_ref(t).argument is not None]
@@ -225,17 +255,20 @@ class CopilotCodec:
         if mcp_denies and not profile.allowed_tools:
             constraints.append("Never use these tools: " + ", ".join(mcp_denies) + ".")
         if profile.allowed_tools:
-            out.append(
-                _loss(
-                    profile,
-                    "allowed_tools",
-                    LossOutcome.TRANSLATED,
-                    "written as Copilot aliases (many-to-one: edit, search, web); "
-                    + (f"no Copilot tool for {', '.join(unmapped)}; " if unmapped else "")
-                    + ("argument patterns embedded as prose" if narrowed else "")
-                    + ("denied tools removed from the list" if denies else ""),
+            notes = ["written as Copilot aliases and CLI tool names (many-to-one: edit, web)"]
+            if unmapped:
+                notes.append(f"no Copilot tool for {', '.join(unmapped)}")
+            if narrowed:
+                notes.append("argument patterns embedded as prose")
+            if denies:
+                notes.append("denied tools removed from the list")
+            if f"{CLI_RESERVED_SERVER}/*" in tools:
+                notes.append(
+                    f"the Copilot CLI reads {CLI_RESERVED_SERVER}/* as its built-in GitHub "
+                    f"server, so it offers none of the registry's {CLI_RESERVED_SERVER} "
+                    f"server's tools (name them one by one)"
                 )
-            )
+            out.append(_loss(profile, "allowed_tools", LossOutcome.TRANSLATED, "; ".join(notes)))
         else:
             out.append(
                 _loss(
@@ -284,36 +317,30 @@ class CopilotCodec:
     # --- discover -----------------------------------------------------------------------
 
     def discover(self, roots: Roots) -> Discovery:
-        """User agents (``~/.copilot/agents``), then project agents (``.github/agents``)
-        replacing same-named ones, as the Copilot CLI reference states."""
+        """The agents the Copilot CLI loads (``layers.py``): the user's first, then the
+        project's ``.github/agents`` and ``.claude/agents``, each read recursively; of two
+        agents with one id the first wins and the other is reported shadowed."""
         diagnostics: list[Diagnostic] = []
         losses: list[Loss] = []
         chosen: dict[str, AgentProfile] = {}
         inline: dict[str, McpServer] = {}
-        for folder in (roots.home / USER_DIR, roots.workspace / PROJECT_DIR):
-            layer: dict[str, AgentProfile] = {}
-            files = list_agent_files(folder, diagnostics, harness="Copilot", recursive=False)
-            for path in files:
-                ident = path.name.removesuffix(".md").removesuffix(".agent")
-                found = read_agent_file(path, diagnostics)
-                if found is None:
+        for layer in layers.layers(roots.home, roots.workspace):
+            for found in layers.agent_files(layer, diagnostics):
+                agent = read_agent_file(found.path, diagnostics)
+                if agent is None:
                     continue
-                read = read_agent(found, ident)
+                read = read_agent(agent, found.ident)
                 diagnostics.extend(read.diagnostics)
-                losses.extend(read.losses)
                 if read.profile is None:
                     continue
-                previous = layer.get(ident)
-                if previous is not None:
-                    # x.agent.md sorts before x.md; the documented name wins.
-                    diagnostics.append(_shadowed(read.profile.source, previous.source, ident))
+                winner = chosen.get(found.ident)
+                if winner is not None:
+                    diagnostics.append(_shadowed(read.profile.source, winner.source, found.ident))
                     continue
-                layer[ident] = read.profile
-                inline.update(read.inline)
-            for ident, profile in layer.items():
-                if ident in chosen:
-                    diagnostics.append(_shadowed(chosen[ident].source, profile.source, ident))
-                chosen[ident] = profile
+                losses.extend(read.losses)
+                chosen[found.ident] = read.profile
+                for name, server in read.inline.items():
+                    inline.setdefault(name, server)
         servers = self._servers(roots, diagnostics)
         servers.update({k: v for k, v in inline.items() if k not in servers})
         profiles = []
@@ -332,16 +359,45 @@ class CopilotCodec:
         )
 
     def _servers(self, roots: Roots, out: list[Diagnostic]) -> dict[str, McpServer]:
+        """The user's servers, then the workspace file's (trusted folder only), which
+        replace user servers of the same name."""
         servers: dict[str, McpServer] = {}
-        for path, dialect in (
-            (roots.home / USER_MCP, claude_mcp.COPILOT_CLI),
-            (roots.workspace / PROJECT_MCP, claude_mcp.VSCODE),
-        ):
-            text = read_json_file(path)
+        user = roots.home / USER_MCP
+        workspace = layers.workspace_mcp(roots.workspace)
+        trusted = workspace is not None and layers.trusted(roots.workspace, roots.home)
+        if workspace is not None and not trusted:
+            out.append(
+                harness_diagnostic(
+                    "harness-ignored",
+                    f"the Copilot CLI reads {workspace.name} only in a trusted folder, and "
+                    f"{roots.workspace} is not trusted",
+                    path=str(workspace),
+                    hint="trust the folder when Copilot asks (it is saved in "
+                    "~/.copilot/config.json trustedFolders), or run with COPILOT_ALLOW_ALL=true",
+                    warning=True,
+                )
+            )
+        vscode = roots.workspace / VSCODE_MCP
+        if vscode.is_file():
+            out.append(
+                harness_diagnostic(
+                    "harness-ignored",
+                    "the Copilot CLI does not read .vscode/mcp.json (VS Code does)",
+                    path=str(vscode),
+                    hint="put the servers in .mcp.json too "
+                    "(roster render --to copilot writes both)",
+                    warning=True,
+                )
+            )
+        for path in (user, workspace if trusted else None):
+            if path is None:
+                continue
+            text = read_settings_text(path, out)
             if text is None:
                 continue
             data = claude_mcp.load_json_object(text, str(path), out, self.title)
-            servers.update(claude_mcp.read_entries(data, text, str(path), dialect, out))
+            found = claude_mcp.read_entries(data, text, str(path), claude_mcp.COPILOT_CLI, out)
+            servers.update(found)
         return servers
 
 

@@ -1,8 +1,13 @@
-"""One Copilot custom-agent file, read by the rules of ``custom-agents-configuration.md``.
+"""One Copilot custom-agent file, read the way the Copilot CLI reads it.
 
-``description`` is required; the prompt is at most 30,000 characters; ``tools`` takes
-aliases (case-insensitive, Claude names accepted as synonyms), ``<server>/<tool>`` and
-``*``; unknown tool names and unknown keys are ignored by Copilot (warnings here).
+The CLI validates the frontmatter against a schema and skips a file that breaks it, logging
+``custom agent markdown frontmatter is malformed: <key>: <problem>`` (seen with 1.0.102):
+``description`` is required and a string; ``name`` a string; ``tools`` a list of strings or
+one comma-separated string; ``model`` a string or a list; ``mcp-servers`` a mapping;
+``user-invocable``, ``disable-model-invocation`` and ``infer`` booleans. Those are errors
+here too (``harness-invalid``). Unknown keys are ignored with a warning, and so are unknown
+tool names. ``custom-agents-configuration.md`` adds the cloud agent's rules: the prompt is
+at most 30,000 characters (the CLI loads a longer one; a warning here).
 """
 
 from __future__ import annotations
@@ -12,25 +17,13 @@ from typing import Any, NamedTuple
 from agent_roster.codecs.base import Loss, LossOutcome
 from agent_roster.codecs.claude import mcp as claude_mcp
 from agent_roster.codecs.claude.files import AgentFile, diag_at, import_document
+from agent_roster.codecs.copilot.tools import canonical_tools
 from agent_roster.codecs.native_md import read_native
-from agent_roster.codecs.tool_names import to_canonical
+from agent_roster.codecs.tool_names import split_ref
 from agent_roster.diagnostics import Diagnostic
-from agent_roster.known_tools import CLAUDE_BUILTIN_TOOLS, DEFAULT_EMBEDDED_SERVER
 from agent_roster.model.mcp import McpServer
 from agent_roster.model.profile import AgentProfile, PermissionAction, PermissionRule
 
-#: Primary alias → the canonical tools it covers (the first is what import yields).
-ALIASES: dict[str, tuple[str, ...]] = {
-    "execute": ("Bash",),
-    "read": ("Read", "NotebookRead"),
-    "edit": ("Edit", "Write", "MultiEdit", "NotebookEdit"),
-    "search": ("Grep", "Glob"),
-    "agent": ("Task", "Agent"),
-    "web": ("WebFetch", "WebSearch"),
-    "todo": ("TodoWrite", "TodoRead"),
-}
-#: Secondary aliases the docs list that are not Claude names.
-_SYNONYMS = {"shell": "Bash", "powershell": "Bash", "custom-agent": "Task"}
 KEYS = frozenset(
     {
         "name",
@@ -50,7 +43,11 @@ KEYS = frozenset(
         "hooks",
     }
 )
+#: Keys whose value must be a boolean, or the CLI skips the file.
+BOOLEANS = ("user-invocable", "disable-model-invocation", "infer")
 MAX_PROMPT = 30_000
+#: The CLI's words for a file it skips (``--log-level all`` shows them).
+MALFORMED = "custom agent markdown frontmatter is malformed"
 
 
 class ReadAgent(NamedTuple):
@@ -60,61 +57,106 @@ class ReadAgent(NamedTuple):
     diagnostics: list[Diagnostic]
 
 
-def canonical_tool(native: str) -> str | None:
-    """A ``tools`` entry in canonical form, or ``None`` when Copilot knows no such tool."""
-    server, sep, tool = native.partition("/")
-    if sep and server and tool:
-        if server == DEFAULT_EMBEDDED_SERVER and tool != "*":
-            return tool
-        return f"mcp__{server}__{tool}"
-    folded = native.casefold()
-    for alias, members in ALIASES.items():
-        if folded == alias:
-            return members[0]
-    if folded in _SYNONYMS:
-        return _SYNONYMS[folded]
-    for claude in CLAUDE_BUILTIN_TOOLS:
-        if claude.casefold() == folded:
-            return claude
-    return to_canonical("copilot", native)
+def _type_name(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return "string"
+
+
+def _schema_problems(data: dict[str, Any]) -> list[tuple[str, str]]:
+    """``(key, problem)`` for each value the CLI's schema refuses, in its words."""
+    problems: list[tuple[str, str]] = []
+
+    def expect(key: str, wanted: str) -> None:
+        problems.append((key, f"{key}: Expected {wanted}, received {_type_name(data[key])}"))
+
+    if "description" not in data:
+        problems.append(("description", "description: Required"))
+    elif not isinstance(data["description"], str):
+        expect("description", "string")
+    if "name" in data and not isinstance(data["name"], str):
+        expect("name", "string")
+    tools = data.get("tools")
+    if "tools" in data and not isinstance(tools, (str, list)):
+        expect("tools", "array")
+    elif isinstance(tools, list):
+        for index, item in enumerate(tools):
+            if not isinstance(item, str):
+                problems.append(
+                    ("tools", f"tools: {index}: Expected string, received {_type_name(item)}")
+                )
+    model = data.get("model")
+    if "model" in data and not isinstance(model, (str, list)):
+        expect("model", "string")
+    if "mcp-servers" in data and not isinstance(data["mcp-servers"], dict):
+        expect("mcp-servers", "object")
+    for key in BOOLEANS:
+        if key in data and not isinstance(data[key], bool):
+            expect(key, "boolean")
+    return problems
 
 
 def read_agent(found: AgentFile, ident: str) -> ReadAgent:
-    """The agent ``found`` defines under the id its file name gives."""
+    """The agent ``found`` defines under the id its path gives, or ``None`` with the
+    CLI's reason when the CLI skips the file."""
     doc, path = found.doc, found.path
     data = doc.data
     out: list[Diagnostic] = []
     losses: list[Loss] = []
-    description = data.get("description")
-    if not isinstance(description, str) or not description.strip():
-        out.append(
-            diag_at(
-                doc,
-                path,
-                "description",
-                "harness-invalid",
-                "description is required for a custom agent",
-                "add a description; Copilot does not offer the agent without one",
-            )
-        )
-        return ReadAgent(None, {}, [], out)
-    body = doc.body.strip()
-    if len(body) > MAX_PROMPT:
+    if not doc.has_frontmatter:
         out.append(
             diag_at(
                 doc,
                 path,
                 "",
                 "harness-invalid",
-                f"the prompt has {len(body)} characters; the maximum is {MAX_PROMPT:,}",
-                "shorten the body",
+                f"{MALFORMED}: missing or malformed YAML frontmatter",
+                "start the file with a --- frontmatter block holding a description",
             )
         )
+        return ReadAgent(None, {}, [], out)
+    problems = _schema_problems(data)
+    for key, problem in problems:
+        out.append(
+            diag_at(
+                doc,
+                path,
+                key,
+                "harness-invalid",
+                f"{MALFORMED}: {problem}",
+                "fix the value; Copilot skips the whole file until then",
+            )
+        )
+    if problems:
         return ReadAgent(None, {}, [], out)
 
     def warn(key: str, message: str, hint: str, code: str = "harness-field-type") -> None:
         out.append(diag_at(doc, path, key, code, message, hint, warning=True))
 
+    description: str = data["description"]
+    if not description.strip():
+        warn(
+            "description",
+            "the description is empty: the Copilot CLI loads the agent, but nothing tells "
+            "the model when to use it (and the cloud agent requires one)",
+            "describe when to use the agent",
+        )
+    body = doc.body.strip()
+    if len(body) > MAX_PROMPT:
+        warn(
+            "",
+            f"the prompt has {len(body)} characters; the Copilot cloud agent allows at most "
+            f"{MAX_PROMPT:,} (the CLI loads it)",
+            "shorten the body, or use the agent with the CLI only",
+        )
     harness: dict[str, Any] = {}
     for key, value in data.items():
         if key not in KEYS:
@@ -147,10 +189,8 @@ def read_agent(found: AgentFile, ident: str) -> ReadAgent:
     tools = data.get("tools")
     if isinstance(tools, str):
         tools = [t.strip() for t in tools.split(",") if t.strip()]
-    if tools is not None and not isinstance(tools, list):
-        warn("tools", "tools must be a list of tool names", "write a YAML list")
-    elif isinstance(tools, list):
-        names = [t for t in tools if isinstance(t, str)]
+    if isinstance(tools, list):
+        names: list[str] = list(tools)
         if "*" in names:
             pass  # every tool: the canonical default
         elif not names:
@@ -164,22 +204,20 @@ def read_agent(found: AgentFile, ident: str) -> ReadAgent:
                 )
             )
         else:
-            canonical = []
+            canonical: list[str] = []
             for native in names:
-                tool = canonical_tool(native)
-                if tool is None:
+                found_tools = canonical_tools(native)
+                if not found_tools:
                     warn(
                         "tools",
                         f"unknown tool '{native}': Copilot ignores it",
-                        "use an alias (execute, read, edit, search, agent, web, todo) or "
-                        "<server>/<tool>",
+                        "use an alias (execute, read, edit, search, agent, web, todo), a "
+                        "Copilot CLI tool (view, grep, glob, bash) or <server>/<tool>",
                         "harness-ignored",
                     )
                     continue
-                canonical.append(tool)
-                server, sep, _ = native.partition("/")
-                if sep and server != DEFAULT_EMBEDDED_SERVER:
-                    refs.append(server)
+                canonical.extend(found_tools)
+                refs.extend(s for t in found_tools if (s := split_ref(t).server) is not None)
             allowed = tuple(dict.fromkeys(canonical))
     inline: dict[str, McpServer] = {}
     servers = data.get("mcp-servers")
@@ -193,8 +231,6 @@ def read_agent(found: AgentFile, ident: str) -> ReadAgent:
                 continue
             inline[str(server_name)] = read.server
             refs.append(str(server_name))
-    elif servers is not None:
-        warn("mcp-servers", "mcp-servers must be a mapping of server names", "write a mapping")
     imported = import_document(doc, ident)
     profile = AgentProfile(
         id=ident,

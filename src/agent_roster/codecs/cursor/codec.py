@@ -18,6 +18,7 @@ from agent_roster.codecs.base import (
     NativeFile,
     ReadExisting,
     Rendering,
+    RenderOption,
     RenderRequest,
     Roots,
 )
@@ -32,7 +33,7 @@ from agent_roster.codecs.claude.files import (
     list_agent_files,
     name_loss,
     read_agent_file,
-    read_json_file,
+    read_settings_text,
 )
 from agent_roster.codecs.claude.rules import rule_sentence
 from agent_roster.codecs.native_md import (
@@ -45,6 +46,7 @@ from agent_roster.codecs.native_md import (
 )
 from agent_roster.codecs.permissions import effective_rules, evaluate
 from agent_roster.codecs.prompt import render_prompt
+from agent_roster.codecs.support import declare
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.mcp import McpServer
 from agent_roster.model.profile import AgentProfile, PermissionAction, PermissionRule
@@ -81,6 +83,16 @@ class CursorCodec:
     name = "cursor"
     title = "Cursor"
     partitioned = False  # renders whole (see RenderRequest.part)
+    options: tuple[RenderOption, ...] = ()
+    #: What render does with each canonical field (docs/codecs/matrix.md; checked
+    #: against probe renders by tests/codecs/test_support_matrix.py).
+    support = declare(
+        kept="description prompt model",
+        translated="permission_mode mcp_servers",
+        embedded="allowed_tools denied_tools permission",
+        dropped="name provider temperature top_p max_turns max_tokens_per_task "
+        "permission_mode mode color runtime agent_name tags install",
+    )
     native_fields = frozenset({"id", "description", "model", "prompt"})
 
     def render(self, request: RenderRequest, existing: ReadExisting) -> Rendering:
@@ -214,7 +226,7 @@ class CursorCodec:
         servers: dict[str, McpServer] = {}
         for base in (roots.home, roots.workspace):
             path = base / MCP_FILE
-            text = read_json_file(path)
+            text = read_settings_text(path, diagnostics)
             if text is None:
                 continue
             data = claude_mcp.load_json_object(text, str(path), diagnostics, self.title)

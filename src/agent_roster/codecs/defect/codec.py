@@ -18,6 +18,7 @@ from agent_roster.codecs.base import (
     NativeFile,
     ReadExisting,
     Rendering,
+    RenderOption,
     RenderRequest,
     Roots,
     Scope,
@@ -32,8 +33,10 @@ from agent_roster.codecs.defect.read import (
     scan_layer,
 )
 from agent_roster.codecs.defect.render import render_profile
+from agent_roster.codecs.native_io import existing_text
 from agent_roster.codecs.native_md import harness_diagnostic
 from agent_roster.codecs.prompt import import_body
+from agent_roster.codecs.support import declare
 from agent_roster.codecs.tool_names import to_canonical as tool_to_canonical
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.mcp import McpServer
@@ -49,6 +52,16 @@ class DefectCodec:
     name = "defect"
     title = "defect"
     partitioned = False  # renders whole (see RenderRequest.part)
+    options: tuple[RenderOption, ...] = ()
+    #: What render does with each canonical field (docs/codecs/matrix.md; checked
+    #: against probe renders by tests/codecs/test_support_matrix.py).
+    support = declare(
+        kept="description prompt model temperature top_p max_turns allowed_tools mcp_servers",
+        translated="allowed_tools denied_tools permission",
+        dropped="name provider max_tokens_per_task permission_mode allowed_tools "
+        "denied_tools permission mcp_servers mode color runtime agent_name tags "
+        "install",
+    )
     native_fields = frozenset(
         {"id", "description", "model", "temperature", "top_p", "max_turns", "prompt"}
     )
@@ -104,34 +117,29 @@ class DefectCodec:
             repo_root / mcp.PROJECT_CONFIG,
             repo_root / ".defect/config.local.toml",
         ]
-        native_servers, sources = mcp.read_servers(configs)
+        config = mcp.read_servers(configs, diagnostics)
         losses: list[Loss] = []
         servers: dict[str, McpServer] = {}
         profiles = []
         for name in sorted(chosen):
             profile = _to_profile(chosen[name], losses)
             for server_name in profile.mcp_servers:
-                if server_name in servers or server_name not in native_servers:
-                    if server_name not in native_servers:
-                        diagnostics.append(
-                            harness_diagnostic(
-                                "harness-invalid",
-                                f"`{name}` allows tools of MCP server `{server_name}`, which no "
-                                "defect config defines; its glob matches no tool and spawning "
-                                "the profile fails",
-                                path=str(chosen[name].path),
-                                warning=True,
-                                hint=f"define [mcp.servers.{server_name}] in .defect/config.toml",
-                            )
-                        )
-                    continue
-                server, problems = mcp.server_from_native(server_name, native_servers[server_name])
-                for problem in problems:
+                if server_name not in config.servers:
                     diagnostics.append(
-                        harness_diagnostic("harness-invalid", problem, path=sources[server_name])
+                        harness_diagnostic(
+                            "harness-invalid",
+                            f"`{name}` allows tools of MCP server `{server_name}`, which no "
+                            "defect config defines; its glob matches no tool and spawning "
+                            "the profile fails",
+                            path=str(chosen[name].path),
+                            warning=True,
+                            hint=f"define [mcp.servers.{server_name}] in .defect/config.toml",
+                        )
                     )
-                if server is not None:
-                    servers[server_name] = server
+                    continue
+                server = config.servers[server_name]
+                if server is not None:  # a refused table is reported where it is
+                    servers.setdefault(server_name, server)
             profiles.append(profile)
         return Discovery(
             profiles=tuple(profiles),
@@ -185,8 +193,14 @@ class DefectCodec:
             losses.extend(out_losses)
             diagnostics.extend(out_diags)
         if native_servers:
-            merged = mcp.merge_config(existing(config_path), native_servers)
-            files.append(NativeFile(path=config_path, content=merged, merged=True))
+            current = existing_text(existing, config_path, diagnostics)
+            merged = (
+                None
+                if current is False
+                else mcp.merge_config(current, native_servers, config_path, diagnostics)
+            )
+            if merged is not None:
+                files.append(NativeFile(path=config_path, content=merged, merged=True))
         return Rendering(files=tuple(files), losses=tuple(losses), diagnostics=tuple(diagnostics))
 
 

@@ -12,15 +12,16 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from pathlib import Path
 from typing import Any, NamedTuple
 
+import msgspec
+
+from agent_roster.codecs.native_io import TomlProblem, parse_toml, read_text
 from agent_roster.codecs.native_md import (
     NativeDocument,
     harness_diagnostic,
     line_offset,
-    read_exact,
     split_layout,
 )
 from agent_roster.codecs.tool_names import to_canonical as tool_to_canonical
@@ -83,8 +84,8 @@ def _expected_one_of(fields: tuple[str, ...]) -> str:
     return ", ".join(f"`{f}`" for f in fields)
 
 
-def _serde_type(value: Any) -> str:
-    # serde's "invalid type" wording for the value defect was given.
+def serde_type(value: Any) -> str:
+    """serde's "invalid type" wording for the value defect was given."""
     if isinstance(value, bool):
         return f"boolean `{str(value).lower()}`"
     if isinstance(value, int):
@@ -97,6 +98,8 @@ def _serde_type(value: Any) -> str:
         return "sequence"
     if isinstance(value, dict):
         return "map"
+    if value is not None:  # a TOML date, time or datetime
+        return f"datetime `{value}`"
     return "unit value"
 
 
@@ -123,7 +126,7 @@ def config_errors(config: dict[str, Any]) -> list[tuple[str, str]]:
         }[kind]
         if not ok:
             what = "value" if isinstance(value, int) and kind == "u32" else "type"
-            out.append((key, f"invalid {what}: {_serde_type(value)}, expected {kind}"))
+            out.append((key, f"invalid {what}: {serde_type(value)}, expected {kind}"))
 
     for key, kind in (
         ("description", "a string"),
@@ -159,7 +162,7 @@ def config_errors(config: dict[str, Any]) -> list[tuple[str, str]]:
         if value is None:
             continue
         if not isinstance(value, dict):
-            out.append((table, f"invalid type: {_serde_type(value)}, expected struct"))
+            out.append((table, f"invalid type: {serde_type(value)}, expected struct"))
             continue
         for key, item in value.items():
             if key not in fields:
@@ -230,15 +233,11 @@ def read_folder(folder: Path, out: list[Diagnostic]) -> DefectFile | None:
     """A directory profile (``config.toml`` + prompt file); ``None`` when defect fails."""
     config_path = folder / CONFIG
     where = str(config_path)
-    text = config_path.read_text(encoding="utf-8")
-    try:
-        config = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        out.append(
-            harness_diagnostic(
-                "harness-invalid", f"TOML parse error: {exc}", path=where, hint=_FAIL_LOUD
-            )
-        )
+    text = read_text(config_path, out, hint=_FAIL_LOUD)
+    if text is None:
+        return None
+    config = _parse(text, where, out)
+    if config is None:
         return None
     if not _report(config_errors(config), text, where, out):
         return None
@@ -269,17 +268,18 @@ def read_folder(folder: Path, out: list[Diagnostic]) -> DefectFile | None:
             )
         )
         return None
-    try:
-        prompt = read_exact(resolved)
-    except (OSError, UnicodeDecodeError) as exc:
+    if not resolved.exists():
         out.append(
             harness_diagnostic(
                 "harness-invalid",
-                f"failed to read {resolved}: {exc.strerror if isinstance(exc, OSError) else exc}",
+                f"failed to read {resolved}: No such file or directory",
                 path=str(resolved),
                 hint=f"create {file} next to config.toml; " + _FAIL_LOUD,
             )
         )
+        return None
+    prompt = read_text(resolved, out, hint=_FAIL_LOUD)
+    if prompt is None:
         return None
     tail = next((end for end in ("\r\n", "\n") if prompt.endswith(end)), "")
     prompt = prompt[: len(prompt) - len(tail)]
@@ -290,7 +290,9 @@ def read_folder(folder: Path, out: list[Diagnostic]) -> DefectFile | None:
 def read_single(path: Path, out: list[Diagnostic]) -> DefectFile | None:
     """A single-file profile ``<name>.md``; ``None`` when defect fails."""
     where = str(path)
-    text = read_exact(path)
+    text = read_text(path, out, hint=_FAIL_LOUD)
+    if text is None:
+        return None
     split = split_single_file(text)
     if split is None:
         out.append(
@@ -304,25 +306,23 @@ def read_single(path: Path, out: list[Diagnostic]) -> DefectFile | None:
         )
         return None
     kind, front, _, body_line = split
+    fence_line = body_line - 2 - front.count("\n")  # the lines before the frontmatter's
     if kind == "toml":
-        try:
-            config = tomllib.loads(front)
-        except tomllib.TOMLDecodeError as exc:
-            out.append(
-                harness_diagnostic(
-                    "harness-invalid", f"TOML parse error: {exc}", path=where, hint=_FAIL_LOUD
-                )
-            )
+        parsed = _parse(front, where, out, line_offset=fence_line)
+        if parsed is None:
             return None
+        config = parsed
     else:
         found: list[Diagnostic] = []
         fm = read_frontmatter(f"---\n{front}---\n", where, found)
-        errors = [d for d in found if d.is_error]
+        errors = [
+            msgspec.structs.replace(d, line=d.line + fence_line - 1) for d in found if d.is_error
+        ]
         if errors:
             out.extend(errors)
             return None
         config = dict(fm.data)
-    if not _report(config_errors(config), front, where, out, offset=1):
+    if not _report(config_errors(config), front, where, out, offset=fence_line):
         return None
     if "prompt" in config:
         out.append(
@@ -331,7 +331,7 @@ def read_single(path: Path, out: list[Diagnostic]) -> DefectFile | None:
                 "single-file profile takes its system prompt from the body after the "
                 "frontmatter; remove the `[prompt]` table",
                 path=where,
-                line=1 + _toml_line(front, "prompt"),
+                line=fence_line + _toml_line(front, "prompt"),
                 hint=_FAIL_LOUD,
             )
         )
@@ -340,6 +340,26 @@ def read_single(path: Path, out: list[Diagnostic]) -> DefectFile | None:
     start = line_offset(raw, body_line)
     layout = split_layout(NativeDocument({}, raw[start:], body_line, True, {}, raw[:start]))
     return DefectFile(path.stem, path, config, layout.prompt, True)
+
+
+def _parse(
+    text: str, where: str, out: list[Diagnostic], *, line_offset: int = 0
+) -> dict[str, Any] | None:
+    # ``line_offset``: lines of the file before ``text`` (a single file's fence).
+    found = parse_toml(text)
+    if isinstance(found, TomlProblem):
+        out.append(
+            harness_diagnostic(
+                "harness-invalid",
+                f"TOML parse error: {found.message}",
+                path=where,
+                line=line_offset + found.line,
+                column=found.column,
+                hint=f"{found.hint}; {_FAIL_LOUD}",
+            )
+        )
+        return None
+    return found
 
 
 def _report(

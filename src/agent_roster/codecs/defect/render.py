@@ -19,6 +19,7 @@ from agent_roster.codecs.defect.read import (
     imported_tools,
     resolve_prompt_file,
 )
+from agent_roster.codecs.native_io import existing_present
 from agent_roster.codecs.native_md import harness_diagnostic
 from agent_roster.codecs.permissions import effective_rules, evaluate
 from agent_roster.codecs.prompt import render_prompt
@@ -142,7 +143,7 @@ def render_profile(
 
     if not _NAME.match(pid):
         errors.append(f"name `{pid}` must match [A-Za-z0-9_-]+ (spawn_agent profile enum)")
-    if existing(f"{agents}/{pid}.md") is not None:
+    if existing_present(existing, f"{agents}/{pid}.md"):
         errors.append(
             f"duplicate subagent profile `{pid}` in the same layer (a folder and a `.md` file "
             f"cannot share a name): remove {agents}/{pid}.md first"

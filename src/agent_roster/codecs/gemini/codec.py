@@ -21,17 +21,18 @@ from agent_roster.codecs.base import (
     NativeFile,
     ReadExisting,
     Rendering,
+    RenderOption,
     RenderRequest,
     Roots,
 )
 from agent_roster.codecs.gemini.read import (
     BUILTIN_AGENTS,
     AgentFile,
-    acknowledged,
+    acknowledgments,
     parse_agent,
     read_agent,
-    read_settings,
     server_from_settings,
+    settings_servers,
     split_mcp_tool,
     trusted_folder,
 )
@@ -42,8 +43,10 @@ from agent_roster.codecs.gemini.render import (
     render_profile,
     settings_entry,
 )
+from agent_roster.codecs.native_io import existing_text
 from agent_roster.codecs.native_md import harness_diagnostic, keep_native
 from agent_roster.codecs.prompt import import_body
+from agent_roster.codecs.support import declare
 from agent_roster.codecs.tool_names import to_canonical
 from agent_roster.codecs.unloaded import report_not_loaded
 from agent_roster.diagnostics import Diagnostic
@@ -57,6 +60,16 @@ class GeminiCodec:
     name = "gemini"
     title = "Gemini CLI"
     partitioned = False  # renders whole (see RenderRequest.part)
+    options: tuple[RenderOption, ...] = ()
+    #: What render does with each canonical field (docs/codecs/matrix.md; checked
+    #: against probe renders by tests/codecs/test_support_matrix.py).
+    support = declare(
+        kept="name description prompt model temperature max_turns mcp_servers",
+        translated="allowed_tools denied_tools permission",
+        embedded="allowed_tools denied_tools permission",
+        dropped="provider top_p max_tokens_per_task permission_mode mode color runtime "
+        "agent_name tags install",
+    )
     native_fields = frozenset(
         {"id", "name", "description", "prompt", "model", "temperature", "max_turns", "mcp_servers"}
     )
@@ -139,7 +152,8 @@ class GeminiCodec:
                 for name in profile.mcp_servers:
                     entries[name] = settings_entry(request.servers[name])
         if entries:
-            merged = merge_settings(existing(SETTINGS_FILE), entries, out)
+            current = existing_text(existing, SETTINGS_FILE, out)
+            merged = None if current is False else merge_settings(current, entries, out)
             if merged is not None:
                 files.append(NativeFile(path=SETTINGS_FILE, content=merged, merged=True))
         return Rendering(files=tuple(files), losses=tuple(losses), diagnostics=tuple(out))
@@ -178,7 +192,7 @@ def _folder(folder: Path, out: list[Diagnostic]) -> list[AgentFile]:
 def _gate_project(roots: Roots, project: list[AgentFile], out: list[Diagnostic]) -> None:
     """Project agents load only in a trusted folder, and each only once the user has
     acknowledged its exact content; roster lists them anyway and says so."""
-    if not trusted_folder(roots.workspace, roots.home):
+    if not trusted_folder(roots.workspace, roots.home, out):
         out.append(
             harness_diagnostic(
                 "harness-ignored",
@@ -190,8 +204,9 @@ def _gate_project(roots: Roots, project: list[AgentFile], out: list[Diagnostic])
             )
         )
         return
+    known = acknowledgments(roots.workspace, roots.home, out)
     for agent in project:
-        if not acknowledged(roots.workspace, roots.home, agent):
+        if known.get(agent.name) != agent.sha256:
             out.append(
                 harness_diagnostic(
                     "harness-ignored",
@@ -208,11 +223,7 @@ def _settings_servers(roots: Roots, out: list[Diagnostic]) -> dict[str, McpServe
     """``mcpServers`` of the user and project ``settings.json``; the project entry wins."""
     servers: dict[str, McpServer] = {}
     for path in (roots.home / SETTINGS_FILE, roots.workspace / SETTINGS_FILE):
-        block = read_settings(path, out).get("mcpServers")
-        for name, entry in block.items() if isinstance(block, dict) else ():
-            server = server_from_settings(name, entry, str(path), snake=False)
-            if server is not None:
-                servers[name] = server
+        servers.update(settings_servers(path, out))
     return servers
 
 

@@ -9,11 +9,21 @@ Messages below reproduce zod's text for each check (docs/codecs/gemini.md §3).
 from __future__ import annotations
 
 import hashlib
-import json
+import math
 import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
+import msgspec
+
+from agent_roster.codecs.gemini.schema import (
+    AGENT_SERVER,
+    SETTINGS_SERVER,
+    dotted,
+    zod_issues,
+    zod_type,
+)
+from agent_roster.codecs.native_io import JsonProblem, parse_json, read_json_file, read_text
 from agent_roster.codecs.native_md import (
     harness_diagnostic,
     native_form,
@@ -21,11 +31,11 @@ from agent_roster.codecs.native_md import (
     read_native,
     split_layout,
 )
-from agent_roster.diagnostics import Diagnostic
+from agent_roster.diagnostics import Diagnostic, Severity
 from agent_roster.model.mcp import McpServer, Transport
 from agent_roster.model.profile import NativeForm
 from agent_roster.vault.frontmatter import Mark
-from agent_roster.vault.json_syntax import json_problem
+from agent_roster.vault.jsonblock import JsonIndex
 
 SLUG = re.compile(r"^[a-z0-9-_]+$")
 LOCAL_KEYS = (
@@ -114,10 +124,8 @@ class AgentFile(NamedTuple):
 def read_agent(path: Path, out: list[Diagnostic]) -> AgentFile | None:
     """One agent file, or ``None`` with an error in ``out`` when Gemini would skip it."""
     prefix = f"Agent loading error: Failed to load agent from {path}: "
-    try:
-        text = path.read_bytes().decode("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        out.append(harness_diagnostic("harness-invalid", f"{prefix}{exc}", path=str(path)))
+    text = read_text(path, out, hint=f"Gemini CLI skips the agent ({prefix.strip()})")
+    if text is None:
         return None
     return parse_agent(text, path, out)
 
@@ -246,13 +254,17 @@ def _check(data: dict[str, Any]) -> tuple[str, str, str, str] | None:
         isinstance(temperature, bool) or not isinstance(temperature, int | float)
     ):
         return "temperature", "harness-field-type", "temperature: Expected number", ""
+    if isinstance(temperature, float) and math.isnan(temperature):  # YAML .nan
+        return "temperature", "harness-field-type", "temperature: Expected number, received nan", ""
     for key in ("max_turns", "timeout_mins"):
         value = data.get(key)
         if value is None:
             continue
         if isinstance(value, bool) or not isinstance(value, int | float):
             return key, "harness-field-type", f"{key}: Expected number", ""
-        if value != int(value):
+        if isinstance(value, float) and math.isnan(value):
+            return key, "harness-field-type", f"{key}: Expected number, received nan", ""
+        if not math.isfinite(value) or value != int(value):  # .inf is no integer either
             return key, "harness-field-type", f"{key}: Expected integer, received float", ""
         if value <= 0:
             return key, "harness-field-type", f"{key}: Number must be greater than 0", ""
@@ -261,6 +273,10 @@ def _check(data: dict[str, Any]) -> tuple[str, str, str, str] | None:
         not isinstance(servers, dict) or not all(isinstance(v, dict) for v in servers.values())
     ):
         return "mcp_servers", "harness-field-type", "mcp_servers: Expected object", ""
+    for name, entry in (servers or {}).items():
+        for where, message in zod_issues(entry, AGENT_SERVER, ("mcp_servers", str(name))):
+            hint = "fix the inline server; Gemini skips the agent until it validates"
+            return "mcp_servers", "harness-field-type", f"{dotted(where)}: {message}", hint
     return None
 
 
@@ -275,13 +291,15 @@ def server_from_settings(name: str, entry: Any, source: str, *, snake: bool) -> 
         value = entry.get(key) or {}
         return {str(k): str(v) for k, v in value.items()} if isinstance(value, dict) else {}
 
+    args = entry.get("args")
+
     description = str(entry.get("description", ""))
     if isinstance(entry.get("command"), str):
         return McpServer(
             name=name,
             transport=Transport.STDIO,
             command=entry["command"],
-            args=tuple(str(a) for a in entry.get("args") or ()),
+            args=tuple(str(a) for a in args) if isinstance(args, list) else (),
             env=strings("env"),
             description=description,
             source=source,
@@ -300,43 +318,93 @@ def server_from_settings(name: str, entry: Any, source: str, *, snake: bool) -> 
     )
 
 
-def read_settings(path: Path, out: list[Diagnostic]) -> dict[str, Any]:
-    """A ``settings.json`` as a mapping (empty when absent or unreadable, with a warning)."""
+class Settings(NamedTuple):
+    """A ``settings.json``: its text (for positions) and its top-level object."""
+
+    text: str
+    data: dict[str, Any]
+
+
+_SETTINGS_HINT = "Gemini CLI reports invalid settings at startup and ignores them"
+
+
+def read_settings(path: Path, out: list[Diagnostic]) -> Settings:
+    """A ``settings.json`` (empty when absent; with a warning when Gemini cannot read it)."""
     if not path.is_file():
-        return {}
-    line = column = 1
-    try:
-        text = path.read_text(encoding="utf-8")
-        data = json.loads(text)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        problem = str(exc)
-        if isinstance(exc, json.JSONDecodeError):
-            found = json_problem(text, exc.pos)
-            line, column = found.line, found.column
-            problem = f"{found.message} at line {line} column {column}"
+        return Settings("", {})
+    found: list[Diagnostic] = []
+    text = read_text(path, found, hint=_SETTINGS_HINT)
+    if text is None:
+        out.extend(msgspec.structs.replace(d, severity=Severity.WARNING) for d in found)
+        return Settings("", {})
+    data = parse_json(text)
+    if isinstance(data, JsonProblem):
         out.append(
             harness_diagnostic(
                 "harness-invalid",
-                f"Error in {path}: {problem}",
+                f"Error in {path}: {data.message} at line {data.line} column {data.column}",
                 path=str(path),
-                line=line,
-                column=column,
-                hint="Gemini CLI reports invalid settings at startup and ignores them",
+                line=data.line,
+                column=data.column,
+                hint=_SETTINGS_HINT,
                 warning=True,
             )
         )
+        return Settings(text, {})
+    return Settings(text, data if isinstance(data, dict) else {})
+
+
+def settings_servers(path: Path, out: list[Diagnostic]) -> dict[str, McpServer]:
+    """The valid ``mcpServers`` entries of one ``settings.json``; every zod issue of the
+    settings schema is an error at its value (Gemini reports them as invalid
+    configuration; roster imports only the entries it can read exactly)."""
+    settings = read_settings(path, out)
+    block = settings.data.get("mcpServers")
+    if block is None:
         return {}
-    return data if isinstance(data, dict) else {}
+    index: JsonIndex | None = None
+
+    def report(issue_path: tuple[str | int, ...], message: str) -> None:
+        nonlocal index
+        index = index or JsonIndex(settings.text)
+        where = ("mcpServers", *issue_path)
+        offset = index.values.get(where, index.keys.get(where, 0))
+        line = settings.text.count("\n", 0, offset) + 1
+        column = offset - (settings.text.rfind("\n", 0, offset) + 1) + 1
+        unknown = message.startswith("Unrecognized")
+        out.append(
+            harness_diagnostic(
+                "harness-field-unknown" if unknown else "harness-field-type",
+                f"Invalid configuration in {path}: {dotted(where)}: {message}",
+                path=str(path),
+                line=line,
+                column=column,
+                hint="fix the entry; Gemini CLI reports it at startup and roster does not "
+                "import it",
+            )
+        )
+
+    if not isinstance(block, dict):
+        report((), f"Expected object, received {zod_type(block)}")
+        return {}
+    servers: dict[str, McpServer] = {}
+    for name, entry in block.items():
+        issues = zod_issues(entry, SETTINGS_SERVER, (name,))
+        for issue_path, message in issues:
+            report(issue_path, message)
+        if not issues:
+            server = server_from_settings(name, entry, str(path), snake=False)
+            if server is not None:
+                servers[name] = server
+    return servers
 
 
-def trusted_folder(workspace: Path, home: Path) -> bool:
+def trusted_folder(workspace: Path, home: Path, out: list[Diagnostic]) -> bool:
     """Whether ``~/.gemini/trustedFolders.json`` trusts ``workspace`` (``TRUST_FOLDER`` on it
     or an ancestor, ``TRUST_PARENT`` on a child of an ancestor)."""
     path = home / ".gemini" / "trustedFolders.json"
-    try:
-        rules = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return False
+    hint = "Gemini CLI cannot read it, so no folder counts as trusted"
+    rules = read_json_file(path, out, title="Gemini CLI", hint=hint, warning=True)
     if not isinstance(rules, dict):
         return False
     resolved = workspace.resolve()
@@ -351,12 +419,10 @@ def trusted_folder(workspace: Path, home: Path) -> bool:
     return False
 
 
-def acknowledged(workspace: Path, home: Path, agent: AgentFile) -> bool:
-    """Whether the user acknowledged this exact project agent file (its SHA-256)."""
+def acknowledgments(workspace: Path, home: Path, out: list[Diagnostic]) -> dict[str, Any]:
+    """The agent hashes the user acknowledged in ``workspace`` (agent name → SHA-256)."""
     path = home / ".gemini" / "acknowledgments" / "agents.json"
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return False
+    hint = "Gemini CLI cannot read it, so it asks again for every project agent"
+    data = read_json_file(path, out, title="Gemini CLI", hint=hint, warning=True)
     project = data.get(str(workspace.resolve())) if isinstance(data, dict) else None
-    return isinstance(project, dict) and project.get(agent.name) == agent.sha256
+    return project if isinstance(project, dict) else {}

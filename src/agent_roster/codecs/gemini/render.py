@@ -13,6 +13,7 @@ from typing import Any
 
 from agent_roster.codecs.base import Loss, LossOutcome, RenderRequest
 from agent_roster.codecs.gemini.read import BUILTIN_AGENTS, SLUG, valid_tool_name
+from agent_roster.codecs.native_io import JsonProblem, parse_json
 from agent_roster.codecs.native_md import harness_diagnostic, model_for, write_native
 from agent_roster.codecs.permissions import (
     SourcedRule,
@@ -31,7 +32,6 @@ from agent_roster.codecs.tool_names import (
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.mcp import McpServer, Transport
 from agent_roster.model.profile import AgentProfile, PermissionAction
-from agent_roster.vault.json_syntax import json_problem
 
 AGENTS_DIR = ".gemini/agents"
 SETTINGS_FILE = ".gemini/settings.json"
@@ -247,10 +247,9 @@ def merge_settings(
     every other server) kept in its order. ``None`` when the file cannot be merged safely."""
     data: Any = {}
     if text is not None and text.strip():
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            problem = json_problem(text, exc.pos)
+        data = parse_json(text)
+        if isinstance(data, JsonProblem):
+            problem = data
             out.append(
                 harness_diagnostic(
                     "render-unsupported",

@@ -10,9 +10,17 @@ refused, never reordered silently. Discovery lives in ``opencode_discover``, ren
 
 from __future__ import annotations
 
-from agent_roster.codecs.base import Discovery, ReadExisting, Rendering, RenderRequest, Roots
+from agent_roster.codecs.base import (
+    Discovery,
+    ReadExisting,
+    Rendering,
+    RenderOption,
+    RenderRequest,
+    Roots,
+)
 from agent_roster.codecs.opencode import read as opencode_discover
 from agent_roster.codecs.opencode import render as opencode_render
+from agent_roster.codecs.support import declare
 
 
 class OpenCodeCodec:
@@ -21,6 +29,15 @@ class OpenCodeCodec:
     name = "opencode"
     title = "OpenCode"
     partitioned = True
+    options: tuple[RenderOption, ...] = ()
+    #: What render does with each canonical field (docs/codecs/matrix.md; checked
+    #: against probe renders by tests/codecs/test_support_matrix.py).
+    support = declare(
+        kept="description prompt model provider temperature top_p max_turns "
+        "permission mcp_servers mode",
+        translated="permission_mode allowed_tools denied_tools mcp_servers color",
+        dropped="name max_tokens_per_task runtime agent_name tags install",
+    )
     #: ``import(render(p)) == p`` on these for every profile render accepts without a loss
     #: on that field. ``permission`` is compared as the effective rule list instead
     #: (README D12): ``allowed_tools``/``denied_tools``/``permission_mode`` fold into it.

@@ -9,13 +9,12 @@ keys are appended, arrays and scalars replace). The permission rule order depend
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Mapping
 from typing import Any
 
-from agent_roster.vault.json_syntax import json_problem
+from agent_roster.codecs.native_io import JsonProblem, parse_json
 
 # ECMAScript "array index": a canonical decimal numeral below 2**32 - 1.
 _INDEX = re.compile(r"^(?:0|[1-9][0-9]*)$")
@@ -137,9 +136,23 @@ def load_jsonc(text: str) -> tuple[Any, bool]:
     stripped, had_comments = strip_jsonc(text.removeprefix("\ufeff"))
     if not stripped.strip():
         return {}, had_comments
+    value = parse_json(stripped)
+    if isinstance(value, JsonProblem):
+        raise JsoncError(value.message, value.line, value.column)
     try:
-        value = json.loads(stripped)
-    except json.JSONDecodeError as exc:
-        problem = json_problem(stripped, exc.pos)
-        raise JsoncError(problem.message, problem.line, problem.column) from None
-    return jsify(value), had_comments
+        return jsify(value), had_comments
+    except RecursionError:
+        raise JsoncError("arrays or objects nest too deeply", 1, 1) from None
+
+
+def js_type(value: Any) -> str:
+    """The type name zod reports for a JSON value (``array``, ``object``...)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"

@@ -18,17 +18,20 @@ from typing import Any, NamedTuple
 
 import msgspec
 
+from agent_roster.codecs import native_io
 from agent_roster.codecs.base import Discovery, Loss, LossOutcome, Roots
 from agent_roster.codecs.native_md import (
+    JS_LINE_ENDS,
+    JS_WHITESPACE,
     Layout,
     NativeDocument,
+    Recovery,
     harness_diagnostic,
     native_form,
-    read_exact,
-    read_native,
+    read_native_recovering,
     split_layout,
 )
-from agent_roster.codecs.opencode.js import JsoncError, jsify, load_jsonc, merge_deep
+from agent_roster.codecs.opencode.js import JsoncError, js_type, jsify, load_jsonc, merge_deep
 from agent_roster.codecs.opencode.mcp import import_server
 from agent_roster.codecs.opencode.rules import strip_scoping
 from agent_roster.codecs.opencode.schema import KNOWN_KEYS, check_agent, normalize, split_model
@@ -124,7 +127,9 @@ def _line_of(text: str, needle: str) -> tuple[int, int]:
 def _read_json(path: Path, state: _State) -> dict[str, Any] | None:
     if not path.is_file():
         return None
-    text = path.read_text(encoding="utf-8", errors="replace")
+    text = native_io.read_text(path, state.diagnostics, hint=_REPLACED)
+    if text is None:
+        return None
     try:
         value, _comments = load_jsonc(text)
     except JsoncError as exc:
@@ -139,7 +144,14 @@ def _read_json(path: Path, state: _State) -> dict[str, Any] | None:
     if not isinstance(value, dict):
         state.refuse(str(path), f"Expected an object, got {type(value).__name__}")
         return None
-    for name, entry in (value.get("agent") or {}).items():
+    agents = value.get("agent")
+    if agents is not None and not isinstance(agents, dict):
+        line, column = _line_of(text, '"agent"')
+        state.refuse(
+            str(path), f"Expected record, got {js_type(agents)} agent", line=line, column=column
+        )
+        agents = None
+    for name, entry in (agents or {}).items():
         if not isinstance(entry, dict):
             state.refuse(str(path), f"Expected AgentConfig, got {entry!r} agent.{name}")
             continue
@@ -159,24 +171,41 @@ def _read_json(path: Path, state: _State) -> dict[str, Any] | None:
     return value
 
 
-# OpenCode retries a frontmatter YAML fails on with ``key: value: more`` lines turned into
-# block scalars before giving up on the file.
-_COLON_LINE = re.compile(r"^([A-Za-z_][\w-]*):[ \t]+([^'\"\[{|>&*!#\s][^\n]*:[^\n]*)$", re.M)
+_REPLACED = (
+    "OpenCode reads it with U+FFFD in place of the bad bytes; roster imports only text it "
+    "keeps exactly: save the file as UTF-8"
+)
+
+_WS = f"[{JS_WHITESPACE}]"
+_KEY_VALUE = re.compile(rf"([a-zA-Z_][a-zA-Z0-9_]*){_WS}*:{_WS}*([^{JS_LINE_ENDS}]*)")
+_INDENTED = re.compile(rf"{_WS}")
 
 
-def _sanitise(text: str) -> str:
-    end = text.find("\n---", 3)
-    if end < 0:
-        return text
-    head = _COLON_LINE.sub(lambda m: f"{m[1]}: |-\n  {m[2]}", text[:end])
-    return head + text[end:]
+def block_scalars(frontmatter: str) -> str:
+    """OpenCode's second try at frontmatter its YAML parser refused (1.18.33, the function
+    after "other coding agents like claude code allow invalid yaml"): lines split on
+    ``\r?\n``; every unindented ``key: value`` line (``key`` of letters, digits and
+    ``_``) whose trimmed value is not empty, ``>``, ``|`` or quoted and holds a ``:``
+    becomes ``key: |-`` with the value on the next line, indented by two spaces."""
+    lines: list[str] = []
+    for line in re.split(r"\r?\n", frontmatter):
+        trimmed = line.strip(JS_WHITESPACE)
+        found = _KEY_VALUE.fullmatch(line)
+        if trimmed.startswith("#") or not trimmed or _INDENTED.match(line) or found is None:
+            lines.append(line)
+            continue
+        value = found.group(2).strip(JS_WHITESPACE)
+        if value in ("", ">", "|") or value.startswith(('"', "'")) or ":" not in value:
+            lines.append(line)
+        else:
+            lines += [f"{found.group(1)}: |-", f"  {value}"]
+    return "\n".join(lines)
 
 
-def _retried(text: str, path: str) -> NativeDocument | None:
-    """The file as OpenCode reads it after its retry, its head still the file's own text
-    (the retry changes only the frontmatter)."""
-    doc = read_native(_sanitise(text), path, [])
-    return doc._replace(head=text[: len(text) - len(doc.body)]) if doc is not None else None
+#: OpenCode's recovery, for :func:`native_md.read_native_recovering`.
+RECOVERY = Recovery(
+    "OpenCode", block_scalars, "parses it again with values holding ':' as block scalars"
+)
 
 
 def _agent_files(
@@ -205,9 +234,12 @@ def _read_markdown(
     loaded: dict[str, tuple[dict[str, Any], _Source]] = {}
     dirs = ("mode", "modes") if primary else ("agent", "agents")
     for path in _agent_files(directory, dirs, not primary, state.diagnostics):
-        text = read_exact(path, errors="replace")
         found: list[Diagnostic] = []
-        doc = read_native(text, str(path), found) or _retried(text, str(path))
+        text = native_io.read_text(path, found, hint=_REPLACED)
+        if text is None:
+            state.diagnostics.extend(found)
+            continue
+        doc = read_native_recovering(text, str(path), found, RECOVERY)
         if doc is None:
             first = next((d for d in found if d.is_error), None)
             state.diagnostics.append(
@@ -223,6 +255,7 @@ def _read_markdown(
                 )
             )
             continue
+        state.diagnostics.extend(found)  # a recovered frontmatter's warning
         rel = path.relative_to(directory).as_posix()
         rel = rel.split("/", 1)[1]
         name, entry, layout = _markdown_entry(doc, rel[: -len(".md")])
@@ -275,7 +308,7 @@ def read_text(text: str, derived: str, path: str, servers: tuple[str, ...]) -> A
     """The agent OpenCode loads from one markdown file holding ``text`` (named ``derived``
     by its path), with ``servers`` the MCP servers its config defines; None when it loads
     none. For checking a rendering against a remembered layout (native_md.keep_native)."""
-    doc = read_native(text, path, []) or _retried(text, path)
+    doc = read_native_recovering(text, path, [], RECOVERY)
     if doc is None:
         return None
     name, entry, _ = _markdown_entry(doc, derived)

@@ -22,6 +22,7 @@ from agent_roster.codecs.base import (
     RenderRequest,
     Scope,
 )
+from agent_roster.codecs.native_io import existing_present, existing_text
 from agent_roster.codecs.native_md import (
     Tailed,
     entry_lines,
@@ -68,7 +69,9 @@ def config_path(scope: Scope, existing: ReadExisting) -> str:
     """The config file to merge the ``mcp`` block into: ``opencode.jsonc`` when only that
     one exists, else ``opencode.json``."""
     base = BASE[scope]
-    if existing(f"{base}/opencode.json") is None and existing(f"{base}/opencode.jsonc") is not None:
+    if not existing_present(existing, f"{base}/opencode.json") and existing_present(
+        existing, f"{base}/opencode.jsonc"
+    ):
         return f"{base}/opencode.jsonc"
     return f"{base}/opencode.json"
 
@@ -196,8 +199,10 @@ class _Renderer:
     def config_block(self) -> tuple[dict[str, Any] | None, dict[str, Any]]:
         """The merged config (``None`` when it must not be rewritten) and its ``mcp`` block."""
         config: dict[str, Any] | None = {}
-        text = self.existing(self.config_rel)
-        if text is not None:
+        text = existing_text(self.existing, self.config_rel, self.diagnostics)
+        if text is False:
+            config = None
+        elif text is not None:
             try:
                 loaded, comments = load_jsonc(text)
             except JsoncError as exc:

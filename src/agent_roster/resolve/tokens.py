@@ -20,7 +20,6 @@ from pathlib import Path
 
 import msgspec
 
-from agent_roster.commands.context import Caller
 from agent_roster.errors import ForbiddenError
 
 KEY_FILE = "launch.key"
@@ -28,11 +27,14 @@ KEY_FILE = "launch.key"
 LIFETIME_SECONDS = 7 * 24 * 3600
 
 
-class _Claims(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+class Claims(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """Whom a token names: the profile (``""``: roster.toml's default), its project and the
+    task of the launch, and when it expires (seconds since the epoch)."""
+
     profile: str
     project: str | None = None
     task: str | None = None
-    exp: int
+    exp: int = 0
 
 
 def launch_key(folder: Path) -> bytes:
@@ -61,12 +63,20 @@ def _unb64(text: str) -> bytes:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
-def mint(key: bytes, caller: Caller, *, now: float | None = None) -> str:
-    """A token naming ``caller``, good for :data:`LIFETIME_SECONDS`."""
-    claims = _Claims(
-        profile=caller.profile,
-        project=caller.project,
-        task=caller.task,
+def mint(
+    key: bytes,
+    profile: str,
+    *,
+    project: str | None = None,
+    task: str | None = None,
+    now: float | None = None,
+) -> str:
+    """A token naming a launch's profile, project and task, good for
+    :data:`LIFETIME_SECONDS`."""
+    claims = Claims(
+        profile=profile,
+        project=project,
+        task=task,
         exp=int((now or time.time()) + LIFETIME_SECONDS),
     )
     payload = _b64(msgspec.json.encode(claims))
@@ -74,16 +84,16 @@ def mint(key: bytes, caller: Caller, *, now: float | None = None) -> str:
     return f"{payload}.{signature}"
 
 
-def verify(key: bytes, token: str, *, now: float | None = None) -> Caller:
-    """The caller a token names; :class:`ForbiddenError` when it is forged or expired."""
+def verify(key: bytes, token: str, *, now: float | None = None) -> Claims:
+    """Whom a token names; :class:`ForbiddenError` when it is forged or expired."""
     payload, sep, signature = token.partition(".")
     expected = _b64(hmac.new(key, payload.encode(), hashlib.sha256).digest())
     if not sep or not hmac.compare_digest(signature, expected):
         raise ForbiddenError("the launch token is not valid", hint="build a new launch spec")
     try:
-        claims = msgspec.json.decode(_unb64(payload), type=_Claims)
+        claims = msgspec.json.decode(_unb64(payload), type=Claims)
     except (ValueError, msgspec.DecodeError):
         raise ForbiddenError("the launch token is not valid") from None
     if claims.exp < (now or time.time()):
         raise ForbiddenError("the launch token has expired", hint="build a new launch spec")
-    return Caller(profile=claims.profile, project=claims.project, task=claims.task)
+    return claims

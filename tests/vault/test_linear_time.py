@@ -1,0 +1,132 @@
+"""Every per-item diagnostic is placed in linear time (issue 11 item 6).
+
+One profile naming 8,000 unknown MCP servers took 49 s to validate: each name's position
+was searched by reading the block again. Here every list-shaped block holds 100,000
+items, each one reported, and ``roster validate``'s command must finish within 2 s of
+CPU time (CPU, not wall-clock time: a loaded CI machine must not decide the verdict) and
+grow no faster than linearly from 10,000 items to 100,000.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from agent_roster.commands.validate import validate
+
+FENCE = "```"
+
+
+def _profile(frontmatter: str = "", **blocks: object) -> str:
+    text = f"---\nid: p\nname: P\n{frontmatter}---\n\n# P\n\n## Role\nWork.\n\n"
+    for heading, value in blocks.items():
+        payload = json.dumps(value, indent=1)
+        text += f"## {heading.replace('_', ' ')}\n{FENCE}json\n{payload}\n{FENCE}\n\n"
+    return text
+
+
+def _names(prefix: str, n: int) -> list[str]:
+    return [f"{prefix}{i}" for i in range(n)]
+
+
+#: name -> (profile text for n items, the code each item gets)
+CASES: dict[str, tuple[Callable[[int], str], str]] = {
+    "tools-allowed-unknown": (
+        lambda n: _profile(Tools={"allowed": _names("tool", n)}),
+        "tool-unknown",
+    ),
+    "tools-denied-unknown": (
+        lambda n: _profile(Tools={"denied": _names("tool", n)}),
+        "tool-unknown",
+    ),
+    "tools-duplicate": (
+        lambda n: _profile(Tools={"allowed": ["Read"] * (n + 1)}),
+        "tool-duplicate",
+    ),
+    "tools-conflict": (
+        # Tools of a registry server are known, so only the conflicts are reported.
+        lambda n: _profile(
+            Tools={"allowed": _names("mcp__github__t", n), "denied": _names("mcp__github__t", n)}
+        ),
+        "tool-conflict",
+    ),
+    "tools-not-strings": (lambda n: _profile(Tools={"allowed": [1] * n}), "field-type"),
+    "mcp-servers-unknown": (
+        lambda n: _profile(MCP_Servers=_names("server", n)),
+        "mcp-server-unknown",
+    ),
+    "mcp-servers-duplicate": (
+        lambda n: _profile(MCP_Servers=["github"] * (n + 1)),
+        "tool-duplicate",
+    ),
+    "mcp-servers-unsafe": (lambda n: _profile(MCP_Servers=_names("a/", n)), "name-unsafe"),
+    "mcp-servers-inline-unknown": (
+        lambda n: _profile(MCP_Servers={name: {} for name in _names("server", n)}),
+        "mcp-server-unknown",
+    ),
+    # A value that would be read as an option is argv-option-value (issue 11 item 2).
+    "install-npm": (
+        lambda n: _profile(Install={"npm": _names("--option", n)}),
+        "argv-option-value",
+    ),
+    "install-pip": (
+        lambda n: _profile(Install={"pip": _names("--option", n)}),
+        "argv-option-value",
+    ),
+    "install-commands": (
+        lambda n: _profile(Install={"commands": _names("/bin/", n)}),
+        "package-name-invalid",
+    ),
+    "config-unknown-keys": (
+        lambda n: _profile(Config={name: 1 for name in _names("key", n)}),
+        "field-unknown",
+    ),
+    "config-permission": (
+        lambda n: _profile(Config={"permission": {name: "maybe" for name in _names("t", n)}}),
+        "field-value",
+    ),
+    "frontmatter-duplicate-keys": (
+        lambda n: _profile("".join("name: P\n" for _ in range(n))),
+        "yaml-duplicate-key",
+    ),
+    "frontmatter-tags": (
+        lambda n: _profile("tags: [" + ", ".join(_names("t", n)) + ", [1]]\n"),
+        "field-type",
+    ),
+}
+# Reported once for the whole list, not per item: the list still has to be read in
+# linear time.
+ONCE = {"frontmatter-tags"}
+
+
+def _cpu_seconds(tmp_path: Path, name: str, n: int) -> float:
+    make, code = CASES[name]
+    vault = tmp_path / f"{name}-{n}"
+    folder = vault / "agent-types" / "p"
+    folder.mkdir(parents=True)
+    (vault / "mcp-servers").mkdir()
+    (vault / "mcp-servers" / "github.md").write_text(
+        "---\nname: github\ntransport: stdio\ncommand: github-mcp\n---\n", encoding="utf-8"
+    )
+    (folder / "profile.md").write_text(make(n), encoding="utf-8")
+    start = time.process_time()
+    report = validate([vault], base=tmp_path)
+    seconds = time.process_time() - start
+    found = sum(1 for d in report.diagnostics if d.code == code)
+    assert found == (1 if name in ONCE else n), (name, found)
+    return seconds
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_100000_items_in_one_block_stay_linear(tmp_path: Path, name: str) -> None:
+    small = _cpu_seconds(tmp_path, name, 10_000)
+    large = _cpu_seconds(tmp_path, name, 100_000)
+    assert large < 2.0, f"{name}: {large:.2f} s of CPU for 100,000 items"
+    # Ten times the items: linear is 10x, quadratic 100x. The margin absorbs noise in
+    # the small run's few hundredths of a second.
+    assert large < max(small, 0.02) * 25, f"{name}: {small:.3f} s -> {large:.3f} s"
