@@ -39,11 +39,12 @@ def option_problem(value: str, *, text: bool = False) -> str | None:
     not be empty, start with ``-`` (an option to any argv parser) or hold a control
     character (a NUL cannot be passed at all; a newline splits what a log shows). A
     ``text`` (a prompt, a description) is always glued to its option, so it may start with
-    ``-`` and hold newlines and tabs; never a NUL."""
+    ``-`` and hold any character (a prompt is the user's, byte for byte; one holding a NUL
+    is refused when a program is started with it, :func:`check_runnable`)."""
     if not value:
         return "is empty"
     if text:
-        return "contains a NUL character" if "\x00" in value else None
+        return None
     if value[0] == "-":
         return "starts with '-', so the program would read it as an option"
     if _CONTROL.search(value):
@@ -58,6 +59,17 @@ def word_problem(value: str) -> str | None:
     if problem is None and _SPACE.search(value):
         return "contains whitespace, so it would be read as several words"
     return problem
+
+
+def check_runnable(argv: Iterable[str]) -> None:
+    """Refuse an argv no program can be started with (a NUL in any element), with a
+    clear error instead of the OS's."""
+    for part in argv:
+        if "\x00" in part:
+            raise ArgvValueError(
+                "the command line holds a NUL character, which no program can be given",
+                hint="remove it from the profile's prompt or settings",
+            )
 
 
 class ArgvValueError(UsageError):

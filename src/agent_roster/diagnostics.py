@@ -100,6 +100,10 @@ CODES: dict[str, tuple[Severity, str]] = {
     "runtime-agent-name": (E, "the acpx runtime needs agent_name"),
     "agent-name-ignored": (W, "agent_name is only used by the acpx runtime"),
     "package-name-invalid": (E, "an install manifest names an invalid package"),
+    "literal-secret": (
+        W,
+        "a secret's value is written in a vault file; write a ${VAR} reference instead",
+    ),
     "argv-option-value": (
         E,
         "a value that reaches a command line would be read as an option (or as several words)",

@@ -6,6 +6,7 @@ Every error the package raises on purpose derives from :class:`RosterError`::
     ├── UsageError          a caller passed something invalid (bad id, unknown option value)
     │   ├── UnsafeNameError an id or name is not a single safe path segment
     │   ├── ConflictError   a write based on an older version of a file (stale content hash)
+    │   ├── LiteralSecretError a write would put a literal secret into the vault
     │   ├── ForbiddenError  the caller's credentials do not allow this command
     │   └── TooLargeError   a request body above the server's limit
     ├── VaultError          the vault cannot be read or written as asked
@@ -57,6 +58,13 @@ class ConflictError(UsageError):
     over the newer version (the caller re-reads and tries again)."""
 
     kind = "conflict"
+
+
+class LiteralSecretError(UsageError):
+    """A write would put a secret's value into the vault; the hint gives the ``${VAR}``
+    form to write instead (``agent_roster.literal_secrets``)."""
+
+    kind = "literal-secret"
 
 
 class ForbiddenError(UsageError):
@@ -123,6 +131,7 @@ SURFACE_CODES: dict[str, SurfaceCodes] = {
     "usage": SurfaceCodes(2, 400),
     "unsafe-name": SurfaceCodes(2, 400),
     "conflict": SurfaceCodes(2, 409),
+    "literal-secret": SurfaceCodes(2, 422),
     "forbidden": SurfaceCodes(2, 403),
     "too-large": SurfaceCodes(2, 413),
     "not-found": SurfaceCodes(2, 404),

@@ -27,6 +27,7 @@ scan per pattern.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import re
 from collections import Counter
@@ -109,7 +110,8 @@ def is_reference(value: str) -> bool:
         rest = rest[scheme.end() :]
     if _VARIABLE_NAME.fullmatch(rest):
         return True
-    return bool(rest) and not REFERENCE.sub("", rest).strip(" \t\"'")
+    # What is left around the references: quotes, or the punctuation of a sentence.
+    return bool(rest) and not REFERENCE.sub("", rest).strip(" \t\"',.;:)]}")
 
 
 def mask_value(value: str) -> str:
@@ -206,7 +208,7 @@ def _query(match: re.Match[str]) -> str:
 
 def _arg_pair(match: re.Match[str]) -> str:
     value = match["value"]
-    if not secret_key(match["name"]) or value.startswith("-") or is_reference(value):
+    if not secret_key(match["name"]) or value[0] in "-(" or is_reference(value):
         return match[0]
     if value == MASK:
         return match[0]
@@ -310,7 +312,10 @@ def _line_rules(text: str) -> str:
     regions = _key_regions(text)
     if regions:
         text = _in_regions(text, regions)
-    if any(len(word) >= 32 and _HIGH_ENTROPY.search(word) for word in text.split()):
+    words = text.split()
+    if max(map(len, words), default=0) >= 32 and any(
+        _HIGH_ENTROPY.search(word) for word in words if len(word) >= 32
+    ):
         text = _HIGH_ENTROPY.sub(_entropy_run, text)
     return text
 
@@ -320,7 +325,10 @@ def _next_line_pairs(text: str) -> str:
     parts: list[str] = []
     done = 0
     for found in _OPTION_ENDS_LINE.finditer(text):
-        if found.start() < done or not secret_key(found["name"]):
+        before = text[found.start() - 1 : found.start()]
+        if before.isalnum() or before in ("_", "-") or found.start() < done:
+            continue  # inside a word ("lumen-data-099"), or within the last pair
+        if not secret_key(found["name"]):
             continue
         begin = text.rfind("\n", 0, found.start()) + 1
         end = text.find("\n", found.end() + 1)
@@ -371,6 +379,23 @@ def _redact(text: str) -> str:
         table = dict(zip(distinct, masked, strict=True))
         text = "\n".join([table[line] for line in lines])
     return _next_line_pairs(text)
+
+
+def redact_many(texts: list[str]) -> list[str]:
+    """:func:`redact_text` of each text, in one pass over the distinct lines of them all:
+    the files of a vault share most of their lines (structure, boilerplate)."""
+    split = [text.split("\n") for text in texts]
+    distinct = list(dict.fromkeys(itertools.chain.from_iterable(split)))
+    if not distinct:
+        return []
+    masked = _line_rules("\n".join(distinct)).split("\n")
+    table = {a: b for a, b in zip(distinct, masked, strict=True) if a != b}
+    out: list[str] = []
+    for text, lines in zip(texts, split, strict=True):
+        if table and not table.keys().isdisjoint(lines):
+            text = "\n".join([table.get(line, line) for line in lines])
+        out.append(_next_line_pairs(text))
+    return out
 
 
 def _clean(data: Any, key: str | None = None) -> bool:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from agent_roster.codecs import codec_names
-from agent_roster.redact import MASK, redact, redact_data, redact_text, secret_key
+from agent_roster.redact import MASK, redact, redact_data, redact_many, redact_text, secret_key
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "vault"
@@ -93,6 +93,13 @@ def test_masked(text: str, shown: str) -> None:
 @pytest.mark.parametrize("text", KEPT)
 def test_kept(text: str) -> None:
     assert redact_text(text) == text
+
+
+def test_many_texts_at_once() -> None:
+    assert redact_many([]) == []
+    texts = ["a\nGH_PAT=plainvalue", "", "a\n- --token\n- plain-token-value-1\n"]
+    assert redact_many(texts) == [redact_text(t) for t in texts]
+    assert redact_many(texts)[0] == "a\nGH_PAT=***"
 
 
 def test_data_is_masked_by_key_by_value_and_by_argument() -> None:

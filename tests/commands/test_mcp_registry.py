@@ -247,6 +247,7 @@ def test_cli_add_show_edit_remove(vault: Path, capsys: pytest.CaptureFixture[str
         "eslint-mcp",
         "--env",
         "API_TOKEN=s3cret",
+        "--allow-literal-secret",  # refused without it (issue 13 item 4)
     )
     assert (code, out) == (0, "created  mcp-servers/lint.md\n")
     code, out, _ = run(capsys, vault, "mcp", "show", "lint")

@@ -26,6 +26,7 @@ from agent_roster import argv as argv_module
 from agent_roster.argv import (
     Argv,
     ArgvValueError,
+    check_runnable,
     gh_gist_create,
     gh_gist_view,
     npm_install,
@@ -308,13 +309,12 @@ def test_values_are_glued_to_their_options() -> None:
     ]  # fmt: skip
 
 
-def test_text_values_may_hold_newlines_but_no_nul() -> None:
-    assert Argv("claude").option("--append-system-prompt", "a\nb", "p", text=True).build() == [
-        "claude",
-        "--append-system-prompt=a\nb",
-    ]
-    with pytest.raises(ArgvValueError):
-        Argv("claude").option("--append-system-prompt", "a\x00b", "p", text=True)
+def test_text_values_are_glued_whatever_they_hold() -> None:
+    argv = Argv("claude").option("--append-system-prompt", "-a\nb", "p", text=True).build()
+    assert argv == ["claude", "--append-system-prompt=-a\nb"]
     with pytest.raises(ArgvValueError):
         Argv("claude").option("--model", "a\nb", "model")
+    # A NUL cannot be given to any program: refused when one is started, not before.
+    with pytest.raises(ArgvValueError, match="NUL"):
+        check_runnable([*argv, "a\x00b"])
     assert argv_module.CODE == "argv-option-value"

@@ -83,6 +83,12 @@ def discover(harness: str, workspace: str | None, home: str | None, as_json: boo
 @click.option("--project", metavar="PID", help="Import as this project's overrides.")
 @click.option("--overwrite", is_flag=True, help="Replace vault files that already exist.")
 @click.option("--dry-run", is_flag=True, help="Report what would be written; write nothing.")
+@click.option(
+    "--allow-literal-secret",
+    is_flag=True,
+    help="--from: keep secrets' values in the vault [default: a server's become ${VAR} "
+    "references, an agent holding one is not imported].",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @output.verbose_option
 @pass_settings
@@ -97,6 +103,7 @@ def import_(
     project: str | None,
     overwrite: bool,
     dry_run: bool,
+    allow_literal_secret: bool,
     as_json: bool,
     verbose: bool,
 ) -> int:
@@ -124,6 +131,7 @@ def import_(
         project=project,
         overwrite=overwrite,
         dry_run=dry_run,
+        allow_literal_secret=allow_literal_secret,
     )
     if as_json:
         output.emit_json(report.to_dict())

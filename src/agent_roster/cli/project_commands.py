@@ -257,6 +257,11 @@ def pp_create(
 @click.argument("agent_type")
 @click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help="Set a Config key.")
 @click.option("--unset", "unsets", multiple=True, metavar="KEY", help="Remove a Config key.")
+@click.option(
+    "--allow-literal-secret",
+    is_flag=True,
+    help="Write a secret's value into the vault [default: refused; write ${VAR} instead].",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @pass_settings
 def pp_edit(
@@ -265,6 +270,7 @@ def pp_edit(
     agent_type: str,
     sets: tuple[str, ...],
     unsets: tuple[str, ...],
+    allow_literal_secret: bool,
     as_json: bool,
 ) -> int:
     """Change Config keys of an override in place (VALUE is JSON, or else a string)."""
@@ -272,7 +278,13 @@ def pp_edit(
 
     config: dict[str, Any] = {k: _json_value(v) for k, v in pairs(sets, "--set").items()}
     config.update(dict.fromkeys(unsets))
-    result = edit_project_profile(settings.vault, project_id, agent_type, config=config)
+    result = edit_project_profile(
+        settings.vault,
+        project_id,
+        agent_type,
+        config=config,
+        allow_literal_secret=allow_literal_secret,
+    )
 
     def text() -> None:
         output.echo(f"{'edited ' if result.changed else 'unchanged'}  {result.path}")

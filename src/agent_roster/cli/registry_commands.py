@@ -108,6 +108,12 @@ def _settings_options(func: Any) -> Any:
             click.option("--url", metavar="URL", help="Server URL (http, sse)."),
             click.option("--header", "headers", multiple=True, metavar="K=V", help="Header."),
             click.option("--description", help="One line on what it is for."),
+            click.option(
+                "--allow-literal-secret",
+                is_flag=True,
+                help="Write a secret's value into the vault as given "
+                "[default: refused; write ${VAR} and set VAR in the environment].",
+            ),
         ]
     ):
         func = option(func)
@@ -130,10 +136,15 @@ def mcp_add(
     url: str | None,
     headers: tuple[str, ...],
     description: str | None,
+    allow_literal_secret: bool,
     project: str | None,
     as_json: bool,
 ) -> int:
-    """Add a registry entry: --transport stdio --command npx --arg -y --arg PKG, or --url."""
+    """Add a registry entry: --transport stdio --command npx --arg -y --arg PKG, or --url.
+
+    A secret's value (a token, an Authorization header) is refused: write --env
+    'GH_TOKEN=${GH_TOKEN}' and set GH_TOKEN in the environment, or pass
+    --allow-literal-secret."""
     from agent_roster.commands.mcp_registry import create_mcp_server
 
     if transport is None:
@@ -149,6 +160,7 @@ def mcp_add(
         headers=pairs(headers, "--header"),
         description=description or "",
         project=project,
+        allow_literal_secret=allow_literal_secret,
     )
     return emit(row, as_json, lambda: output.echo(f"created  {row.path}"))
 
@@ -170,6 +182,7 @@ def mcp_edit(
     url: str | None,
     headers: tuple[str, ...],
     description: str | None,
+    allow_literal_secret: bool,
     unsets: tuple[str, ...],
     project: str | None,
     as_json: bool,
@@ -194,7 +207,9 @@ def mcp_edit(
     if headers:
         changes["headers"] = pairs(headers, "--header")
     changes.update(dict.fromkeys(unsets))
-    row = edit_mcp_server(settings.vault, name, project, **changes)
+    row = edit_mcp_server(
+        settings.vault, name, project, allow_literal_secret=allow_literal_secret, **changes
+    )
     return emit(row, as_json, lambda: output.echo(f"edited   {row.path}"))
 
 

@@ -5,6 +5,12 @@ Discovery is the codec's job (each harness's own precedence and refusals); impor
 vault's rules: names must be safe path segments, nothing is overwritten without
 ``overwrite``, and every file is validated by the vault parser before it is written, so an
 import can never leave a file ``roster validate`` rejects.
+
+Nothing literal is written silently (issue 13 item 4): an MCP server's literal secret (an
+env value, a header, an argument, a URL credential) is written as a ``${VAR}`` reference,
+with a ``literal-secret`` warning naming the variable to set; an agent holding one in its
+prompt or pass-through settings is not imported (an error saying where). With
+``allow_literal_secret`` both are written as they are.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from typing import Any, NamedTuple
 import msgspec
 
 from agent_roster import diagnostics as dx
+from agent_roster import literal_secrets
 from agent_roster.codecs import get_codec
 from agent_roster.codecs.base import Discovery, Loss, LossOutcome, Roots
 from agent_roster.diagnostics import Diagnostic
@@ -88,13 +95,15 @@ def import_agents(
     project: str | None = None,
     overwrite: bool = False,
     dry_run: bool = False,
+    allow_literal_secret: bool = False,
 ) -> ImportReport:
     """Write what ``harness`` would load into the vault (the system scope, or ``project``'s
-    overrides and registry)."""
+    overrides and registry); literal secrets as the module docstring says."""
     if project is not None:
         check_segment(project, "project id")
     found = discover_agents(harness, workspace=workspace, home=home)
     run = _Import(VaultLayout(vault), project, overwrite=overwrite, dry_run=dry_run)
+    run.allow_literal_secret = allow_literal_secret
     run.diagnostics.extend(found.diagnostics)
     for server in found.servers:
         run.server(server)
@@ -121,6 +130,7 @@ class _Import:
         self.dry_run = dry_run
         self.files: list[Imported] = []
         self.diagnostics: list[Diagnostic] = []
+        self.allow_literal_secret = False
         self.losses: list[Loss] = []
 
     def server_names(self) -> set[str]:
@@ -156,7 +166,26 @@ class _Import:
         server = msgspec.structs.replace(server, project=self.project, source="")
         path = self.layout.mcp_server_path(server.name, self.project)
         rel = self.layout.relative(path)
+        literals: list[literal_secrets.Literal] = []
+        if not self.allow_literal_secret:
+            server, literals = literal_secrets.referenced(server)
         text = render_mcp_server(server)
+        for item in literals:
+            at = text.find(item.form)
+            line = text.count("\n", 0, at) + 1 if at >= 0 else 1
+            self.diagnostics.append(
+                dx.make(
+                    "literal-secret",
+                    f"the MCP server {server.name!r} held a literal secret in {item.where}; "
+                    f"it is written as {item.form}",
+                    path=rel,
+                    line=line,
+                    column=at - text.rfind("\n", 0, at) if at >= 0 else 1,
+                    hint=f"set {item.variable} in the environment the harness runs in "
+                    "(rendered files reference it), or import with --allow-literal-secret "
+                    "to keep the value in the vault",
+                )
+            )
         parsed = parse_mcp_server(text, path=rel, expected_name=server.name, project=self.project)
         if not parsed.ok or parsed.server is None:
             self.diagnostics.extend(parsed.diagnostics)
@@ -189,6 +218,8 @@ class _Import:
         profile = msgspec.structs.replace(profile, project=self.project, source="")
         path = self.layout.profile_path(profile.id, self.project)
         rel = self.layout.relative(path)
+        if not self.allow_literal_secret and self._holds_literal(profile, rel):
+            return
         text = render_profile(profile)
         parsed = parse_profile(
             text, path=rel, expected_id=profile.id, project=self.project, known_tools=known
@@ -199,6 +230,36 @@ class _Import:
         if not parsed.ok:
             return
         self._write("profile", profile.id, path, rel, text)
+
+    def _holds_literal(self, profile: AgentProfile, rel: str) -> bool:
+        """An agent with a literal secret in its prompt or settings is not imported: a
+        prompt cannot reference an environment variable."""
+        found = literal_secrets.find(
+            {
+                "description": profile.description,
+                "config.harness": profile.harness,
+                "config": profile.extra_config,
+                "metadata": profile.metadata,
+                "sections": {s.heading or "Role": s.body for s in profile.sections},
+            },
+            owner=profile.id,
+        )
+        for item in found:
+            self.diagnostics.append(
+                dx.make(
+                    "literal-secret",
+                    f"agent {profile.id!r} is not imported: its {item.where} holds a literal "
+                    "secret",
+                    path=rel,
+                    severity=dx.Severity.ERROR,
+                    hint=f"remove it from the harness's file (a setting can take {item.form} "
+                    f"and {item.variable} set in the environment), or import with "
+                    "--allow-literal-secret",
+                )
+            )
+        if found:
+            self.files.append(Imported("profile", profile.id, rel, "skipped"))
+        return bool(found)
 
     def _storable(self, profile: AgentProfile) -> AgentProfile:
         """``profile`` without the values a vault file cannot hold (JSON has no date or

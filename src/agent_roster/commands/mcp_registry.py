@@ -21,6 +21,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
+from agent_roster import literal_secrets
 from agent_roster.commands.project_files import remove_file
 from agent_roster.diagnostics import Diagnostic, did_you_mean
 from agent_roster.errors import InvalidDocumentError, NotFoundError, UsageError
@@ -182,9 +183,11 @@ def create_mcp_server(
     headers: Mapping[str, str] | None = None,
     description: str = "",
     project: str | None = None,
+    allow_literal_secret: bool = False,
 ) -> ServerRow:
-    """Write a new registry file; refuses the embedded name, an existing file, and any
-    content that would not parse cleanly."""
+    """Write a new registry file; refuses the embedded name, an existing file, any
+    content that would not parse cleanly, and a literal secret (a ``${VAR}`` reference
+    goes in its place) unless ``allow_literal_secret``."""
     layout = VaultLayout(vault)
     check_segment(name, "server name")
     embedded = _embedded(vault)
@@ -212,6 +215,9 @@ def create_mcp_server(
         headers=dict(headers or {}),
         description=description,
     )
+    literal_secrets.refuse(
+        literal_secrets.in_server(server), target=rel, allow=allow_literal_secret
+    )
     text = render_mcp_server(server)
     parsed = parse_mcp_server(text, path=rel, expected_name=name, project=project)
     if not parsed.ok or parsed.server is None:
@@ -229,10 +235,16 @@ EDITABLE = tuple(k for k in SERVER_KEYS if k != "name")
 
 
 def edit_mcp_server(
-    vault: str | os.PathLike[str], name: str, /, project: str | None = None, **changes: Any
+    vault: str | os.PathLike[str],
+    name: str,
+    /,
+    project: str | None = None,
+    allow_literal_secret: bool = False,
+    **changes: Any,
 ) -> ServerRow:
     """Set frontmatter keys of an existing entry in place (``None`` removes a key); the
-    result must parse without errors. The name cannot change (it is the file name)."""
+    result must parse without errors, and a new value must not be a literal secret unless
+    ``allow_literal_secret``. The name cannot change (it is the file name)."""
     layout = VaultLayout(vault)
     check_segment(name, "server name")
     if name == _embedded(vault).name:
@@ -264,6 +276,13 @@ def edit_mcp_server(
         k: patch.REMOVE if v is None else list(v) if isinstance(v, tuple) else v
         for k, v in changes.items()
     }
+    literal_secrets.refuse(
+        literal_secrets.find(
+            {k: v for k, v in values.items() if v is not patch.REMOVE}, owner=name
+        ),
+        target=layout.relative(path),
+        allow=allow_literal_secret,
+    )
     patched = patch.patch_mcp_server(layout, name, values, project=project)
     row = _row(layout, name, project)
     assert row is not None

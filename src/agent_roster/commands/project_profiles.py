@@ -25,6 +25,7 @@ import os
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
+from agent_roster import literal_secrets
 from agent_roster.commands.project_files import (
     INHERIT,
     NO_DEFAULT,
@@ -231,16 +232,23 @@ def edit_project_profile(
     agent_type: str,
     *,
     config: Mapping[str, Any] | None = None,
+    allow_literal_secret: bool = False,
     **fields: Any,
 ) -> Written:
     """Patch an existing override in place. ``config`` maps Config keys to JSON values
     (``None`` removes the key; Config keys may also be passed directly, ``model="x"``).
     ``fields``: ``name``, ``description``, ``tags`` (frontmatter), ``allowed_tools``,
     ``denied_tools``, ``mcp_servers`` (lists), ``install`` ({list name: list}) and
-    ``sections`` ({heading: body}); ``None`` removes what it names."""
+    ``sections`` ({heading: body}); ``None`` removes what it names. A literal secret among
+    the new values is refused unless ``allow_literal_secret`` (``literal_secrets``)."""
     layout = VaultLayout(vault)
     check_segment(project, "project id")
     config = dict(config or {})
+    literal_secrets.refuse(
+        literal_secrets.find({"config": config, **fields}, owner=agent_type),
+        target=_rel(layout, agent_type, project),
+        allow=allow_literal_secret,
+    )
     edits: list[patch.Edit] = []
     tools: dict[str, Any] = {}
     for name, value in fields.items():

@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from agent_roster.argv import check_runnable
 from agent_roster.errors import UsageError
 from agent_roster.resolve.cascade import Resolution, resolve, resolve_task
 from agent_roster.resolve.config import load_config
@@ -108,6 +109,7 @@ def run_launch(resolved: Resolved, prompt: str, *, cwd: str | None = None) -> in
             "the supervisor runtime runs in-process inside the roster daemon; "
             "'roster run' can only launch claude_sdk and acpx profiles"
         )
+    check_runnable(argv)
     executable = shutil.which(argv[0])
     if executable is None:
         raise UsageError(

@@ -10,9 +10,11 @@ from typing import Any, NamedTuple
 import msgspec
 
 from agent_roster import diagnostics as dx
+from agent_roster import literal_secrets
 from agent_roster.diagnostics import Diagnostic, Severity
-from agent_roster.errors import UsageError
+from agent_roster.errors import UsageError, VaultError
 from agent_roster.resolve.config import load_config
+from agent_roster.vault.guard import read_in_vault
 from agent_roster.vault.loader import VaultSnapshot, load_vault, locate_vault
 from agent_roster.vault.profile_parser import parse_profile
 
@@ -63,7 +65,7 @@ def validate(
         if path.is_dir():
             snapshot = _load(path, db)
             files += snapshot.files
-            found.extend(_rebased(snapshot.all_diagnostics(), path, base))
+            found.extend(_rebased(_all(snapshot), path, base))
         elif path.is_file():
             files += 1
             found.extend(_validate_file(path, base, db))
@@ -81,6 +83,9 @@ def _validate_file(path: Path, base: Path, db: str | None) -> list[Diagnostic]:
     if located is None:
         display = _display(path, base)
         parsed = parse_profile(path.read_bytes(), path=display)
+        if parsed.document is not None:
+            secrets = literal_secrets.file_warnings(display, parsed.document.text)
+            parsed = parsed._replace(diagnostics=(*parsed.diagnostics, *secrets))
         note = dx.make(
             "layout-unknown",
             "the file is not inside a vault's layout, so it was checked as a standalone profile",
@@ -91,7 +96,29 @@ def _validate_file(path: Path, base: Path, db: str | None) -> list[Diagnostic]:
         return [note, *parsed.diagnostics]
     root, rel = located
     snapshot = _load(root, db)
-    return _rebased([d for d in snapshot.all_diagnostics() if d.path == rel], root, base)
+    return _rebased([d for d in _all(snapshot) if d.path == rel], root, base)
+
+
+def _all(snapshot: VaultSnapshot) -> list[Diagnostic]:
+    """The snapshot's diagnostics, and a ``literal-secret`` warning for each line of a
+    profile or server file that holds a secret's value (issue 13 item 4)."""
+    found = snapshot.all_diagnostics()
+    layout = snapshot.layout
+    files: list[tuple[str, str, str]] = []
+    for (project, ident), parsed in snapshot.profiles.items():
+        if parsed.document is not None:
+            rel = layout.relative(layout.profile_path(ident, project))
+            files.append((rel, parsed.document.text, ident))
+    for project, name in snapshot.servers:
+        path = layout.mcp_server_path(name, project)
+        try:
+            text = read_in_vault(layout, path).decode("utf-8")
+        except (OSError, UnicodeDecodeError, VaultError):
+            continue  # its own diagnostics say why it cannot be read
+        text = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+        files.append((layout.relative(path), text, name))
+    found.extend(literal_secrets.files_warnings(files))
+    return found
 
 
 def _load(root: Path, db: str | None = None) -> VaultSnapshot:
