@@ -351,11 +351,26 @@ def redact_text(text: str) -> str:
     where a cheap substring search says it could match, so clean text stays fast."""
     if len(text) <= _SHORT:
         return _redact_short(text)
-    return _redact(text)
+    return _redact_long(text)
 
 
 @functools.lru_cache(maxsize=65536)
 def _redact_short(text: str) -> str:
+    return _redact(text)
+
+
+#: Longer texts (up to :data:`_MEMO_LONG` characters) are remembered too, fewer of them:
+#: the daemon answers every resolve with the same few prompts, each several KB, which
+#: were otherwise split and scanned again on every request (two thirds of its cost).
+_MEMO_LONG = 16384
+
+
+def _redact_long(text: str) -> str:
+    return _redact_memo(text) if len(text) <= _MEMO_LONG else _redact(text)
+
+
+@functools.lru_cache(maxsize=512)
+def _redact_memo(text: str) -> str:
     return _redact(text)
 
 
@@ -413,7 +428,7 @@ def _clean(data: Any, key: str | None = None) -> bool:
                 if type(k) is str and secret_key(k):
                     if mask_value(v) != v:
                         return False
-                elif (_redact_short(v) if len(v) <= _SHORT else _redact(v)) != v:
+                elif (_redact_short(v) if len(v) <= _SHORT else _redact_long(v)) != v:
                     return False
             elif value_kind not in _SCALARS and not _clean(v, k if type(k) is str else None):
                 return False
@@ -425,7 +440,7 @@ def _clean(data: Any, key: str | None = None) -> bool:
                 if previous is not None and not item.startswith("-"):
                     if mask_value(item) != item:
                         return False
-                elif (_redact_short(item) if len(item) <= _SHORT else _redact(item)) != item:
+                elif (_redact_short(item) if len(item) <= _SHORT else _redact_long(item)) != item:
                     return False
                 previous = _option_name(item)
                 continue
@@ -465,7 +480,7 @@ def _redacted(data: Any, key: str | None) -> Any:
                 if type(k) is str and secret_key(k):
                     out[k] = mask_value(v)
                 else:
-                    out[k] = _redact_short(v) if len(v) <= _SHORT else _redact(v)
+                    out[k] = _redact_short(v) if len(v) <= _SHORT else _redact_long(v)
             elif value_kind in _SCALARS:
                 out[k] = v
             else:
@@ -480,7 +495,7 @@ def _redacted(data: Any, key: str | None) -> Any:
                 if previous is not None and not item.startswith("-"):
                     items.append(mask_value(item))
                 else:
-                    items.append(_redact_short(item) if len(item) <= _SHORT else _redact(item))
+                    items.append(_redact_short(item) if len(item) <= _SHORT else _redact_long(item))
                 previous = _option_name(item)
                 continue
             items.append(item if item_kind in _SCALARS else _redacted(item, None))

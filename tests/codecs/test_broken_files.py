@@ -346,3 +346,31 @@ def test_gemini_refuses_an_infinite_turn_limit(tmp_path: Path) -> None:
     [problem] = [d for d in found.diagnostics if d.is_error]
     assert problem.code == "harness-field-type" and (problem.line, problem.column) == (4, 1)
     assert problem.message.endswith("max_turns: Expected integer, received float")
+
+
+@pytest.mark.parametrize(
+    ("harness", "rel", "text", "expected"),
+    [
+        # Found by the fuzz tests: each crashed discover.
+        (
+            "gemini",
+            ".gemini/agents/a.md",
+            "---\nname: a\ndescription: d\nmax_turns: null\n---\nYou help.\n",
+            ("harness-field-type", 4, "max_turns: Expected number, received null"),
+        ),
+        (
+            "agh",
+            ".agh/agents/a/AGENT.md",
+            "---\nname: a\nmcp_servers: true\n---\nYou help.\n",
+            ("harness-field-type", 3, "agent.mcp_servers must be a list of objects"),
+        ),
+    ],
+)
+def test_a_value_of_the_wrong_type_is_refused_where_it_is(
+    harness: str, rel: str, text: str, expected: tuple[str, int, str], tmp_path: Path
+) -> None:
+    workspace, home = _workspace(tmp_path, {rel: text})
+    found = discover_agents(harness, workspace=workspace, home=home)
+    [problem] = [d for d in found.diagnostics if d.is_error]
+    assert (problem.code, problem.line) == expected[:2]
+    assert problem.message.endswith(expected[2])

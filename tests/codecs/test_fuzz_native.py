@@ -5,13 +5,15 @@ JSON, TOML and markdown with frontmatter over the harness's own keys, with wrong
 missing keys and odd nesting, and now and then damaged or random bytes), and runs discover,
 ``import`` and ``render`` on them through the command functions: no exception may escape,
 and every diagnostic says where (path, line, column) and what (a registered code). The
-examples are derandomized, so CI runs the same ones every time. A few broken projects also
-go through the real ``roster`` command: exit 0 or 1, never 70.
+examples are derandomized, so CI runs the same ones every time (``ROSTER_FUZZ_EXAMPLES``
+raises their number, ``ROSTER_FUZZ_RANDOM=1`` draws new ones: for a longer hunt by hand).
+A few broken projects also go through the real ``roster`` command: exit 0 or 1, never 70.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -31,9 +33,9 @@ ROSTER = str(Path(sys.executable).with_name("roster"))
 
 @pytest.mark.parametrize("harness", HARNESSES)
 @settings(
-    max_examples=150,
+    max_examples=int(os.environ.get("ROSTER_FUZZ_EXAMPLES", "150")),
     deadline=None,
-    derandomize=True,
+    derandomize=not os.environ.get("ROSTER_FUZZ_RANDOM"),
     database=None,
     suppress_health_check=[
         HealthCheck.too_slow,

@@ -182,12 +182,17 @@ def check_fields(
             isinstance(value, list) and all(isinstance(v, dict) for v in value)
         ):
             add("harness-field-type", f"agent.{key} must be a list of objects", key)
-    for index, server in enumerate(data.get("mcp_servers") or ()):
+    for index, server in enumerate(_items(data.get("mcp_servers"))):
         if isinstance(server, dict):
             where = f"agent.mcp_servers[{index}]"
             for problem in rules.server_errors(server, where, inline=True):
                 add("harness-invalid", problem, "mcp_servers")
     return out
+
+
+def _items(value: Any) -> list[Any]:
+    # A list field as a list; anything else (``mcp_servers: true``) is reported, not read.
+    return value if isinstance(value, list) else []
 
 
 def _dedupe(values: Any) -> list[str]:
@@ -398,7 +403,7 @@ def read_agent(folder: Path, out: list[Diagnostic]) -> AghFile | None:
         )
     out.extend(_wrapped(found, parse_prefix))
     servers: dict[str, dict[str, Any]] = {}
-    for raw in data.get("mcp_servers") or ():
+    for raw in _items(data.get("mcp_servers")):
         if isinstance(raw, dict):
             servers[str(raw.get("name") or "").strip()] = {
                 k: v for k, v in raw.items() if k != "name"

@@ -206,8 +206,24 @@ def parse_agent(text: str, path: Path, out: list[Diagnostic]) -> AgentFile | Non
     return AgentFile(data["name"], data, layout.prompt, path, digest, native)
 
 
+#: The optional keys of the local agent schema and the type zod names for each.
+_NULLABLE = {
+    "display_name": "string",
+    "tools": "array",
+    "mcp_servers": "object",
+    "model": "string",
+    "temperature": "number",
+    "max_turns": "number",
+    "timeout_mins": "number",
+}
+
+
 def _check(data: dict[str, Any]) -> tuple[str, str, str, str] | None:
     """The first zod issue for a local agent: (key, diagnostic code, zod message, hint)."""
+    for key, expected in _NULLABLE.items():
+        # ``.optional()`` takes a missing key, not null.
+        if key in data and data[key] is None:
+            return key, "harness-field-type", f"{key}: Expected {expected}, received null", ""
     if data.get("kind", "local") != "local":
         return "kind", "harness-field-type", 'kind: Invalid literal value, expected "local"', ""
     name = data.get("name")
