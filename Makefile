@@ -59,6 +59,7 @@ bench: setup-dev
 	-$(BIN)/python bench/sync.py
 	-$(BIN)/python bench/resolve.py
 	-$(BIN)/python bench/render.py
+	-$(BIN)/python bench/harnesses.py
 	-$(BIN)/python bench/serve.py
 	-$(BIN)/python bench/redact.py
 

@@ -48,8 +48,9 @@ def _opencode_permission(profile: AgentProfile) -> dict[str, str]:
     return rules
 
 
-def subagent_text(profile: AgentProfile) -> str:
-    """One ``.rulesync/subagents/<id>.md``. Values are JSON, which YAML reads as is."""
+def subagent_text(profile: AgentProfile, targets: Iterable[str] = TARGETS) -> str:
+    """One ``.rulesync/subagents/<id>.md`` for ``targets`` (``["*"]``: every tool). Values
+    are JSON, which YAML reads as is."""
     claude: dict[str, Any] = {}
     if profile.model:
         claude["model"] = profile.model
@@ -76,7 +77,7 @@ def subagent_text(profile: AgentProfile) -> str:
     lines = [
         "---",
         f"name: {json.dumps(profile.id)}",
-        f"targets: {json.dumps(list(TARGETS))}",
+        f"targets: {json.dumps(list(targets))}",
         f"description: {json.dumps(profile.description)}",
         "claudecode:",
         *(f"  {k}: {json.dumps(v)}" for k, v in claude.items()),
@@ -109,13 +110,16 @@ def write_project(
     dest: str | os.PathLike[str],
     profiles: Iterable[AgentProfile],
     servers: Mapping[str, McpServer],
+    targets: Iterable[str] = TARGETS,
 ) -> int:
-    """Write a rulesync project for ``profiles`` into ``dest``; returns the agent count."""
+    """Write a rulesync project for ``profiles`` into ``dest`` (its config and every agent
+    for ``targets``); returns the agent count."""
     root = Path(dest)
     agents = root / ".rulesync" / "subagents"
     agents.mkdir(parents=True, exist_ok=True)
+    targets = list(targets)
     config = {
-        "targets": list(TARGETS),
+        "targets": targets,
         "features": ["subagents", "mcp"],
         "outputRoots": ["."],
         "delete": False,
@@ -128,6 +132,6 @@ def write_project(
     )
     count = 0
     for profile in profiles:
-        (agents / f"{profile.id}.md").write_text(subagent_text(profile), encoding="utf-8")
+        (agents / f"{profile.id}.md").write_text(subagent_text(profile, targets), encoding="utf-8")
         count += 1
     return count

@@ -36,6 +36,8 @@ _MARKDOWN = {
     "gemini": (f".gemini/agents/{AGENT}.md", f"name: {AGENT}\ndescription: {DESCRIPTION}\n"),
     "copilot": (f".github/agents/{AGENT}.agent.md", f"description: {DESCRIPTION}\n"),
     "opencode": (f".opencode/agents/{AGENT}.md", f"description: {DESCRIPTION}\nmode: subagent\n"),
+    "kilo": (f".kilo/agents/{AGENT}.md", f"description: {DESCRIPTION}\nmode: subagent\n"),
+    "qwen": (f".qwen/agents/{AGENT}.md", f"name: {AGENT}\ndescription: {DESCRIPTION}\n"),
     "agh": (f".agh/agents/{AGENT}/AGENT.md", f"name: {AGENT}\n"),
 }
 

@@ -67,7 +67,7 @@ def test_example_vault_round_trips(name: str, scope: Scope, example_set, tmp_pat
     assert not discovery.refused, [d.format() for d in discovery.diagnostics if d.is_error]
     originals = [p for p in example_set.profiles if p.id in rendered_ids]
     assert originals, f"{name} could render none of the example profiles"
-    assert roundtrip_differences(codec, originals, discovery.profiles) == []
+    assert roundtrip_differences(codec, originals, discovery.profiles, rendering.losses) == []
 
 
 @pytest.mark.parametrize("name", CODECS)

@@ -26,9 +26,20 @@ from .claude_corpus import AGENTS as CLAUDE_AGENTS
 from .claude_corpus import NARROWED
 from .exact import DESCRIPTION, native_files, round_trip
 
-HARNESSES = ("claude", "cursor", "copilot", "gemini", "opencode", "agh", "defect", "codex")
+HARNESSES = (
+    "claude",
+    "cursor",
+    "copilot",
+    "gemini",
+    "opencode",
+    "kilo",
+    "qwen",
+    "agh",
+    "defect",
+    "codex",
+)
 #: Harnesses whose agent file is markdown with frontmatter: the whole file comes back.
-MARKDOWN = ("claude", "cursor", "copilot", "gemini", "opencode", "agh")
+MARKDOWN = ("claude", "cursor", "copilot", "gemini", "opencode", "kilo", "qwen", "agh")
 
 _SPECIAL_LINES = [
     "## Focus Areas",
@@ -86,7 +97,10 @@ def bodies(draw: st.DrawFn) -> str:
 
 
 def _usable(harness: str, body: str) -> bool:
-    # AGH and Codex refuse an agent whose (trimmed) prompt is empty.
+    # AGH and Codex refuse an agent whose (trimmed) prompt is empty, Qwen Code one whose
+    # prompt is shorter than 10 characters.
+    if harness == "qwen":
+        return len(body.strip()) >= 10
     return bool(body.strip()) or harness not in ("agh", "codex")
 
 

@@ -22,11 +22,15 @@ MATRIX_DOC = REPO / "docs" / "codecs" / "matrix.md"
 
 
 @pytest.mark.parametrize("harness", codec_names())
-@pytest.mark.parametrize("scope", [Scope.PROJECT, Scope.USER])
-def test_each_declaration_is_what_render_does(harness: str, scope: Scope) -> None:
+def test_each_declaration_is_what_render_does(harness: str) -> None:
+    """A field's declared outcomes are exactly what render does with it at either scope
+    (a harness may read a value from a user file and refuse it in a project file: Kilo's
+    variable references), and each scope does nothing undeclared."""
     codec = get_codec(harness)
     assert tuple(codec.support) == FIELDS
-    assert observed(codec, scope) == dict(codec.support)
+    project, user = observed(codec, Scope.PROJECT), observed(codec, Scope.USER)
+    both = {f: tuple(s for s in Support if s in project[f] or s in user[f]) for f in FIELDS}
+    assert both == dict(codec.support)
 
 
 @pytest.mark.parametrize("harness", codec_names())

@@ -24,9 +24,11 @@ AGENT_FOLDERS = {
     "cursor": ".cursor/agents",
     "defect": ".config/defect/agents",
     "gemini": ".gemini/agents",
+    "kilo": ".config/kilo/agents",
     "opencode": ".config/opencode/agents",
+    "qwen": ".qwen/agents",
 }
-RECURSIVE = {"claude", "codex", "copilot", "opencode"}
+RECURSIVE = {"claude", "codex", "copilot", "kilo", "opencode"}
 
 
 def test_every_harness_is_covered() -> None:

@@ -5,9 +5,12 @@ server, a one-shot prompt goes through the harness's real config-loading path, a
 request it sends shows what it loaded: the agent's prompt, the exact tool list (MCP tools
 included), the subagents it offers. The server answers every chat completion with a fixed
 text, streamed as server-sent events or as one JSON body, whichever the client asked for,
-and records every request it receives. Standard library only; it binds 127.0.0.1 on a port
-the kernel picks, and refuses a request whose Host or Origin is not that loopback address
-(a page in a browser on this machine must not reach it, DNS rebinding included).
+and records every request it receives. A test may script tool calls instead
+(``FakeModel.script``): each answers the first request offering that tool, so a harness
+can be made to launch a subagent whose own request the test then reads. Standard library
+only; it binds 127.0.0.1 on a port the kernel picks, and refuses a request whose Host or
+Origin is not that loopback address (a page in a browser on this machine must not reach
+it, DNS rebinding included).
 
 Wire formats served (``/v1`` prefix optional):
 
@@ -131,6 +134,10 @@ class FakeModel:
     model: str = "fake-model"
     #: A JSONL file every request is also appended to (for looking at a run by hand).
     log: Path | None = None
+    #: Tool calls to make, in order: each answers the first chat request after the one
+    #: before it that offers a tool of that name (so a test can have the harness launch
+    #: a subagent and read that subagent's own request). Consumed as they are made.
+    script: list[ToolCall] = field(default_factory=list)
     requests: list[Captured] = field(default_factory=list)
     #: Requests refused for their Host or Origin, as ``(host, origin)``.
     refused: list[tuple[str, str]] = field(default_factory=list)
@@ -208,6 +215,28 @@ class FakeModel:
         with self._lock:
             return next(self._ids)
 
+    def take_call(self, captured: Captured) -> ToolCall | None:
+        """The next scripted call, when ``captured`` offers its tool and its system prompt
+        holds the call's ``context`` (then it is used up)."""
+        with self._lock:
+            if not self.script:
+                return None
+            call = self.script[0]
+            if call.name in captured.tool_names() and call.context in captured.text("system"):
+                return self.script.pop(0)
+        return None
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """A tool call the fake model makes instead of answering with text, to the first
+    request offering the tool whose system prompt contains ``context`` (say, the main
+    agent's and not a subagent's, which may offer the same tool)."""
+
+    name: str
+    arguments: dict[str, Any]
+    context: str = ""
+
 
 def _handler(fake: FakeModel) -> type[BaseHTTPRequestHandler]:
     class Handler(_FakeHandler):
@@ -280,7 +309,29 @@ class _FakeHandler(BaseHTTPRequestHandler):
         model = str(request.get("model") or self.model.model)
         created = int(time.time())
         usage = {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
+        call = self.model.take_call(captured)
+        calls = (
+            [
+                {
+                    "index": 0,
+                    "id": f"call_fake_{self.model.next_id()}",
+                    "type": "function",
+                    "function": {"name": call.name, "arguments": json.dumps(call.arguments)},
+                }
+            ]
+            if call is not None
+            else []
+        )
+        finish = "tool_calls" if calls else "stop"
         if not captured.stream:
+            message: dict[str, Any] = {
+                "role": "assistant",
+                "content": None if calls else self.model.reply,
+            }
+            if calls:
+                message["tool_calls"] = [
+                    {k: v for k, v in c.items() if k != "index"} for c in calls
+                ]
             self._json(
                 200,
                 {
@@ -288,13 +339,7 @@ class _FakeHandler(BaseHTTPRequestHandler):
                     "object": "chat.completion",
                     "created": created,
                     "model": model,
-                    "choices": [
-                        {
-                            "index": 0,
-                            "message": {"role": "assistant", "content": self.model.reply},
-                            "finish_reason": "stop",
-                        }
-                    ],
+                    "choices": [{"index": 0, "message": message, "finish_reason": finish}],
                     "usage": usage,
                 },
             )
@@ -309,10 +354,11 @@ class _FakeHandler(BaseHTTPRequestHandler):
                 "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
             }
 
+        answer = {"tool_calls": calls} if calls else {"content": self.model.reply}
         events: list[Any] = [
             chunk({"role": "assistant", "content": ""}, None),
-            chunk({"content": self.model.reply}, None),
-            chunk({}, "stop"),
+            chunk(answer, None),
+            chunk({}, finish),
         ]
         options = request.get("stream_options")
         if isinstance(options, dict) and options.get("include_usage"):

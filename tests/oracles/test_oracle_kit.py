@@ -15,7 +15,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from .fake_model import FakeModel
+from .fake_model import FakeModel, ToolCall
 from .fixtures import McpStub
 
 TOOLS = [
@@ -69,6 +69,43 @@ def test_chat_completion_not_streamed(fake_model: FakeModel) -> None:
     assert captured.headers["Content-Type"] == "application/json"
     logged = (fake_model.log or Path()).read_text(encoding="utf-8").splitlines()
     assert [json.loads(line)["path"] for line in logged] == ["/v1/chat/completions"]
+
+
+def test_scripted_tool_calls(fake_model: FakeModel) -> None:
+    """A scripted call answers the first request that offers its tool and whose system
+    prompt holds its context (a subagent offering the same tool is answered in text), once;
+    streamed as a ``tool_calls`` delta or whole; then the model answers in text again."""
+    fake_model.script[:] = [
+        ToolCall("view", {"path": "a"}, context="You are main"),
+        ToolCall("view", {"path": "b"}, context="You are main"),
+    ]
+
+    def ask(system: str, stream: bool = False) -> str:
+        body = {
+            "model": "m",
+            "stream": stream,
+            "messages": [{"role": "system", "content": system}, {"role": "user", "content": "x"}],
+            "tools": TOOLS,
+        }
+        return post(fake_model, "/v1/chat/completions", body)[2]
+
+    assert json.loads(ask("You are a sub"))["choices"][0]["message"]["content"] == "ok"
+    whole = json.loads(ask("You are main"))["choices"][0]
+    assert whole["finish_reason"] == "tool_calls"
+    (call,) = whole["message"]["tool_calls"]
+    assert call["type"] == "function" and call["id"].startswith("call_fake_")
+    assert (call["function"]["name"], json.loads(call["function"]["arguments"])) == (
+        "view",
+        {"path": "a"},
+    )
+    events = [json.loads(d) for d in sse_data(ask("You are main", stream=True)) if d != "[DONE]"]
+    (delta,) = [
+        e["choices"][0]["delta"] for e in events if "tool_calls" in e["choices"][0]["delta"]
+    ]
+    assert delta["tool_calls"][0]["function"]["arguments"] == '{"path": "b"}'
+    assert events[-1]["choices"][0]["finish_reason"] == "tool_calls"
+    assert fake_model.script == []
+    assert json.loads(ask("You are main"))["choices"][0]["message"]["content"] == "ok"
 
 
 def test_chat_completion_streamed_with_usage(fake_model: FakeModel) -> None:

@@ -17,9 +17,11 @@ CODEC_MODULES: dict[str, str] = {
     "agh": "agent_roster.codecs.agh.codec",
     "defect": "agent_roster.codecs.defect.codec",
     "opencode": "agent_roster.codecs.opencode.codec",
+    "kilo": "agent_roster.codecs.kilo.codec",
     "claude": "agent_roster.codecs.claude.codec",
     "codex": "agent_roster.codecs.codex.codec",
     "gemini": "agent_roster.codecs.gemini.codec",
+    "qwen": "agent_roster.codecs.qwen.codec",
     "copilot": "agent_roster.codecs.copilot.codec",
     "cursor": "agent_roster.codecs.cursor.codec",
 }

@@ -1,16 +1,18 @@
-"""Discover agents the way OpenCode loads them (docs/codecs/opencode.md §1-§3).
+"""Discover agents the way OpenCode (and its fork Kilo) loads them (docs/codecs/opencode.md
+§1-§3, docs/codecs/kilo.md §1-§3).
 
-Layers, in order: the global config files, the project's root ``opencode.json[c]``, then
-each config directory (global ``~/.config/opencode``, ``<workspace>/.opencode``,
-``~/.opencode``): its ``opencode.json[c]``, its ``{agent,agents}/**/*.md`` and legacy
-``{mode,modes}/*.md``. Each file is checked and normalised on its own, then the same agent
-name is deep-merged across layers (a later layer wins each field it sets; permission keys
-keep their first position). Within one directory a later file with the same name replaces
-the earlier one whole.
+Layers, in order (``Flavor.layers``): the global config files, the project's root config
+files, then each config directory (OpenCode: ``~/.config/opencode``,
+``<workspace>/.opencode``, ``~/.opencode``): its config files, its
+``{agent,agents}/**/*.md`` and legacy ``{mode,modes}/*.md``. Each file is checked and
+normalised on its own, then the same agent name is deep-merged across layers (a later
+layer wins each field it sets; permission keys keep their first position). Within one
+directory a later file with the same name replaces the earlier one whole.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,6 +33,7 @@ from agent_roster.codecs.native_md import (
     read_native_recovering,
     split_layout,
 )
+from agent_roster.codecs.opencode.flavor import OPENCODE, REFERENCE, Flavor, header_references
 from agent_roster.codecs.opencode.js import JsoncError, js_type, jsify, load_jsonc, merge_deep
 from agent_roster.codecs.opencode.mcp import import_server
 from agent_roster.codecs.opencode.rules import strip_scoping
@@ -44,12 +47,8 @@ from agent_roster.model.mcp import McpServer
 from agent_roster.model.profile import AgentProfile, NativeForm
 from agent_roster.vault.paths import check_segment
 
-CODEC = "opencode"
-_CONFIG_NAMES = ("opencode.json", "opencode.jsonc")
-#: Keys imported into ``harness.opencode`` as they are (README D5).
+#: Keys imported into ``harness.<codec>`` as they are (README D5).
 _PASS_THROUGH = ("variant", "hidden", "disable")
-#: OpenCode's own agents; a config entry with one of these names adjusts the built-in.
-BUILT_IN = frozenset({"build", "plan", "general", "explore", "title", "summary", "compaction"})
 
 
 class _Source(NamedTuple):
@@ -68,7 +67,8 @@ class _Agent:
 
 
 class _State:
-    def __init__(self) -> None:
+    def __init__(self, flavor: Flavor) -> None:
+        self.flavor = flavor
         self.agents: dict[str, _Agent] = {}
         self.mcp: dict[str, Any] = {}
         self.mcp_source: dict[str, str] = {}
@@ -84,6 +84,11 @@ class _State:
         column: int = 1,
         code: str = "harness-field-type",
     ) -> None:
+        hint = (
+            f"{self.flavor.label} refuses the whole configuration until this is fixed"
+            if self.flavor.whole_config
+            else f"{self.flavor.label} skips this file (an error in its log); the rest loads"
+        )
         self.diagnostics.append(
             harness_diagnostic(
                 code,
@@ -91,7 +96,7 @@ class _State:
                 path=path,
                 line=line,
                 column=column,
-                hint="OpenCode refuses the whole configuration until this is fixed",
+                hint=hint,
             )
         )
 
@@ -106,7 +111,8 @@ class _State:
                         "harness-shadowed",
                         f"agent {name!r}: {', '.join(overridden)} overridden by {source.path}",
                         path=path,
-                        hint="OpenCode deep-merges agents of the same name; the later layer wins",
+                        hint=f"{self.flavor.label} deep-merges agents of the same name; "
+                        "the later layer wins",
                         warning=True,
                     )
                 )
@@ -124,9 +130,27 @@ def _line_of(text: str, needle: str) -> tuple[int, int]:
     return line, index - (text.rfind("\n", 0, index) + 1) + 1
 
 
-def _read_json(path: Path, state: _State) -> dict[str, Any] | None:
+def _drop_referencing_servers(value: dict[str, Any], path: Path, state: _State) -> None:
+    """Kilo skips a project server whose headers hold a variable reference, with a warning
+    (and loads the rest of the file)."""
+    for name, found in header_references(value.get("mcp")):
+        del value["mcp"][name]
+        state.diagnostics.append(
+            harness_diagnostic(
+                "harness-ignored",
+                f'Skipped MCP "{name}": variable references are not allowed in project MCP '
+                f'headers ("{found}")',
+                path=str(path),
+                hint="define the server in the user config (~/.config/kilo/kilo.json)",
+                warning=True,
+            )
+        )
+
+
+def _read_json(path: Path, trusted: bool, state: _State) -> dict[str, Any] | None:
     if not path.is_file():
         return None
+    flavor = state.flavor
     text = native_io.read_text(path, state.diagnostics, hint=_REPLACED)
     if text is None:
         return None
@@ -144,8 +168,24 @@ def _read_json(path: Path, state: _State) -> dict[str, Any] | None:
     if not isinstance(value, dict):
         state.refuse(str(path), f"Expected an object, got {type(value).__name__}")
         return None
+    if flavor.refuse_project_refs and not trusted:
+        _drop_referencing_servers(value, path, state)
+        found = REFERENCE.search(json.dumps(value, ensure_ascii=False))
+        if found is not None:
+            line, column = _line_of(text, found[0])
+            state.refuse(
+                str(path),
+                f"variable reference {found[0]} in a project config file (Kilo substitutes "
+                "them only in the user's own files)",
+                line=line,
+                column=column,
+                code="harness-invalid",
+            )
+            return None
+    entries: list[tuple[str, dict[str, Any]]] = []
     agents = value.get("agent")
-    if agents is not None and not isinstance(agents, dict):
+    invalid = agents is not None and not isinstance(agents, dict)
+    if invalid:
         line, column = _line_of(text, '"agent"')
         state.refuse(
             str(path), f"Expected record, got {js_type(agents)} agent", line=line, column=column
@@ -154,15 +194,21 @@ def _read_json(path: Path, state: _State) -> dict[str, Any] | None:
     for name, entry in (agents or {}).items():
         if not isinstance(entry, dict):
             state.refuse(str(path), f"Expected AgentConfig, got {entry!r} agent.{name}")
+            invalid = True
             continue
-        problems = check_agent(entry)
+        problems = check_agent(entry, flavor.extra_keys)
         if problems:
             line, column = _line_of(text, f'"{name}"')
             state.refuse(
                 str(path), "\n↳ ".join(f"{p.message}" for p in problems), line=line, column=column
             )
+            invalid = True
             continue
-        state.merge(str(name), normalize(entry), _Source(str(path), "json"))
+        entries.append((str(name), normalize(entry, flavor.extra_keys)))
+    if invalid and not flavor.whole_config:
+        return None  # the fork skips the whole file, other agents in it included
+    for name, entry in entries:
+        state.merge(name, entry, _Source(str(path), "json"))
     mcp = value.get("mcp")
     if isinstance(mcp, dict):
         state.mcp = merge_deep(state.mcp, mcp)
@@ -208,8 +254,17 @@ RECOVERY = Recovery(
 )
 
 
+def _recovery(flavor: Flavor) -> Recovery:
+    """The recovery, named for the harness that does it (Kilo does OpenCode's)."""
+    return RECOVERY if flavor is OPENCODE else RECOVERY._replace(harness=flavor.label)
+
+
 def _agent_files(
-    directory: Path, pattern_dirs: tuple[str, ...], recursive: bool, out: list[Diagnostic]
+    directory: Path,
+    pattern_dirs: tuple[str, ...],
+    recursive: bool,
+    out: list[Diagnostic],
+    label: str,
 ) -> Iterator[Path]:
     for sub in pattern_dirs:
         root = directory / sub
@@ -220,7 +275,7 @@ def _agent_files(
                 root,
                 files,
                 out,
-                harness="OpenCode",
+                harness=label,
                 rule="only *.md files are agents",
                 hint="name it <agent>.md if it is an agent",
                 recursive=recursive,
@@ -228,44 +283,79 @@ def _agent_files(
             yield from files
 
 
+def _unparsed(text: str, path: str, found: list[Diagnostic], state: _State) -> bool:
+    """Report a file whose frontmatter does not parse; true when the flavor still loads it
+    (Kilo: as an agent whose prompt is the whole file)."""
+    label = state.flavor.label
+    first = next((d for d in found if d.is_error), None)
+    problem = f" ({first.message})" if first else ""
+    if state.flavor.unparsed_is_prompt:
+        message = (
+            f"{label} cannot parse this file's YAML frontmatter{problem} and loads the whole "
+            "file, frontmatter included, as the prompt of an agent with no settings"
+        )
+        hint = "fix the frontmatter"
+    else:
+        message = f"{label} skips this file: its YAML frontmatter does not parse{problem}"
+        hint = f"fix the frontmatter; {label} gives no error for it"
+    state.diagnostics.append(
+        harness_diagnostic(
+            "harness-ignored",
+            message,
+            path=path,
+            line=first.line if first else 1,
+            column=first.column if first else 1,
+            hint=hint,
+            warning=True,
+        )
+    )
+    return state.flavor.unparsed_is_prompt
+
+
 def _read_markdown(
-    directory: Path, primary: bool, state: _State
+    directory: Path, primary: bool, trusted: bool, state: _State
 ) -> dict[str, tuple[dict[str, Any], _Source]]:
     loaded: dict[str, tuple[dict[str, Any], _Source]] = {}
+    flavor = state.flavor
     dirs = ("mode", "modes") if primary else ("agent", "agents")
-    for path in _agent_files(directory, dirs, not primary, state.diagnostics):
+    for path in _agent_files(directory, dirs, not primary, state.diagnostics, flavor.label):
         found: list[Diagnostic] = []
         text = native_io.read_text(path, found, hint=_REPLACED)
         if text is None:
             state.diagnostics.extend(found)
             continue
-        doc = read_native_recovering(text, str(path), found, RECOVERY)
+        doc = read_native_recovering(text, str(path), found, _recovery(flavor))
         if doc is None:
-            first = next((d for d in found if d.is_error), None)
-            state.diagnostics.append(
-                harness_diagnostic(
-                    "harness-ignored",
-                    "OpenCode skips this file: its YAML frontmatter does not parse"
-                    + (f" ({first.message})" if first else ""),
-                    path=str(path),
-                    line=first.line if first else 1,
-                    column=first.column if first else 1,
-                    hint="fix the frontmatter; OpenCode gives no error for it",
-                    warning=True,
+            if not _unparsed(text, str(path), found, state):
+                continue
+            bom = "\ufeff" if text.startswith("\ufeff") else ""
+            doc = NativeDocument({}, text[len(bom) :], 1, False, {}, bom)
+        if flavor.refuse_project_refs and not trusted:
+            # Kilo substitutes references in the prompt only (the frontmatter is read as
+            # it is), and refuses to in a project file.
+            reference = REFERENCE.search(doc.body)
+            if reference is not None:
+                line, column = _line_of(text, reference[0])
+                state.refuse(
+                    str(path),
+                    f"variable reference {reference[0]} in a project agent file (Kilo "
+                    "substitutes them only in the user's own files)",
+                    line=line,
+                    column=column,
+                    code="harness-invalid",
                 )
-            )
-            continue
-        state.diagnostics.extend(found)  # a recovered frontmatter's warning
+                continue
+        state.diagnostics.extend(d for d in found if not d.is_error)  # a recovery's warning
         rel = path.relative_to(directory).as_posix()
         rel = rel.split("/", 1)[1]
         name, entry, layout = _markdown_entry(doc, rel[: -len(".md")])
-        problems = check_agent(entry)
+        problems = check_agent(entry, flavor.extra_keys)
         if problems:
-            if primary:  # legacy modes that fail the schema are skipped without a word
+            if primary and flavor.whole_config:  # OpenCode skips bad modes without a word
                 state.diagnostics.append(
                     harness_diagnostic(
                         "harness-ignored",
-                        "OpenCode skips this mode file: " + problems[0].message,
+                        f"{flavor.label} skips this mode file: " + problems[0].message,
                         path=str(path),
                         warning=True,
                     )
@@ -287,11 +377,14 @@ def _read_markdown(
                     "harness-shadowed",
                     f"agent {name!r} is replaced by {path} (same name, same directory)",
                     path=loaded[name][1].path,
-                    hint="OpenCode keeps only the last file of a name within one directory",
+                    hint=f"{flavor.label} keeps only the last file of a name within one directory",
                     warning=True,
                 )
             )
-        loaded[name] = (normalize(entry), _Source(str(path), "markdown", native_form(layout)))
+        loaded[name] = (
+            normalize(entry, flavor.extra_keys),
+            _Source(str(path), "markdown", native_form(layout)),
+        )
     return loaded
 
 
@@ -304,40 +397,41 @@ def _markdown_entry(doc: NativeDocument, derived: str) -> tuple[str, dict[str, A
     return name, {"name": name, **data, "prompt": layout.prompt}, layout
 
 
-def read_text(text: str, derived: str, path: str, servers: tuple[str, ...]) -> AgentProfile | None:
-    """The agent OpenCode loads from one markdown file holding ``text`` (named ``derived``
-    by its path), with ``servers`` the MCP servers its config defines; None when it loads
-    none. For checking a rendering against a remembered layout (native_md.keep_native)."""
-    doc = read_native_recovering(text, path, [], RECOVERY)
+def read_text(
+    text: str, derived: str, path: str, servers: tuple[str, ...], flavor: Flavor = OPENCODE
+) -> AgentProfile | None:
+    """The agent the harness loads from one markdown file holding ``text`` (named
+    ``derived`` by its path), with ``servers`` the MCP servers its config defines; None
+    when it loads none. For checking a rendering against a remembered layout
+    (native_md.keep_native)."""
+    doc = read_native_recovering(text, path, [], _recovery(flavor))
     if doc is None:
         return None
     name, entry, _ = _markdown_entry(doc, derived)
-    if check_agent(entry):
+    if check_agent(entry, flavor.extra_keys):
         return None
     agent = _Agent()
-    agent.data = normalize(entry)
+    agent.data = normalize(entry, flavor.extra_keys)
     agent.sources.append(_Source(path, "markdown"))
-    return _profile(name, agent, servers, _State())
+    return _profile(name, agent, servers, _State(flavor))
 
 
-def _load(roots: Roots) -> _State:
-    state = _State()
-    global_dir = roots.home / ".config" / "opencode"
-    for name in ("config.json", *_CONFIG_NAMES):
-        _read_json(global_dir / name, state)
-    for name in _CONFIG_NAMES:
-        _read_json(roots.workspace / name, state)
+def _load(roots: Roots, flavor: Flavor) -> _State:
+    state = _State(flavor)
+    layers = flavor.layers(roots)
+    for config in layers.files:
+        _read_json(config.path, config.trusted, state)
     seen: set[Path] = set()
-    for directory in (global_dir, roots.workspace / ".opencode", roots.home / ".opencode"):
-        resolved = directory.resolve()
-        if resolved in seen or not directory.is_dir():
+    for directory in layers.dirs:
+        resolved = directory.path.resolve()
+        if resolved in seen or not directory.path.is_dir():
             continue
         seen.add(resolved)
-        if directory != global_dir:
-            for name in _CONFIG_NAMES:
-                _read_json(directory / name, state)
+        for name in directory.config_names:
+            _read_json(directory.path / name, directory.trusted, state)
         for primary in (False, True):
-            for agent_name, (data, source) in _read_markdown(directory, primary, state).items():
+            found = _read_markdown(directory.path, primary, directory.trusted, state)
+            for agent_name, (data, source) in found.items():
                 state.merge(agent_name, data, source)
     return state
 
@@ -345,6 +439,8 @@ def _load(roots: Roots) -> _State:
 def _profile(name: str, agent: _Agent, servers: tuple[str, ...], state: _State) -> AgentProfile:
     data = agent.data
     source = agent.sources[-1].path
+    flavor = state.flavor
+    codec = flavor.codec
 
     def loss(field: str, detail: str, outcome: str = "translated") -> None:
         state.losses.append(
@@ -356,7 +452,10 @@ def _profile(name: str, agent: _Agent, servers: tuple[str, ...], state: _State) 
     rules = rules_from_config(data.get("permission") or {})
     rules, used = strip_scoping(rules, servers)
     harness: dict[str, Any] = {k: data[k] for k in _PASS_THROUGH if k in data}
-    unknown = {k: v for k, v in data.items() if k not in KNOWN_KEYS}
+    harness.update(
+        {k: data[k] for k in sorted(flavor.extra_keys) if k in data and k != flavor.display_key}
+    )
+    unknown = {k: v for k, v in data.items() if k not in KNOWN_KEYS and k not in flavor.extra_keys}
     harness.update(unknown)
     explicit = {
         k: v for k, v in (data.get("options") or {}).items() if k not in unknown or unknown[k] != v
@@ -364,7 +463,7 @@ def _profile(name: str, agent: _Agent, servers: tuple[str, ...], state: _State) 
     if explicit:
         harness["options"] = explicit
     for key in harness:
-        loss(f"harness.{CODEC}.{key}", "kept in harness.opencode (no canonical field)")
+        loss(f"harness.{codec}.{key}", f"kept in harness.{codec} (no canonical field)")
     if "tools" in data:
         loss("tools", "deprecated tools map folded into permission rules (permissions.md §1.1)")
     if "maxSteps" in data:
@@ -379,9 +478,10 @@ def _profile(name: str, agent: _Agent, servers: tuple[str, ...], state: _State) 
     native = last.native or (NativeForm(model=native_model) if native_model else None)
     if native is not None and native_model:
         native = msgspec.structs.replace(native, model=native_model)
+    display = data.get(flavor.display_key) if flavor.display_key else None
     return AgentProfile(
         id=name,
-        name=name,
+        name=display if isinstance(display, str) and display else name,
         description=str(data.get("description", "")).strip(),  # as the vault holds it
         model=model,
         provider=provider,
@@ -391,17 +491,17 @@ def _profile(name: str, agent: _Agent, servers: tuple[str, ...], state: _State) 
         mode=str(data.get("mode", "")),
         color=str(data.get("color", "")),
         permission=rules,
-        harness={CODEC: harness} if harness else {},
+        harness={codec: harness} if harness else {},
         mcp_servers=used,
         sections=prompt.sections,
-        native={CODEC: native} if native is not None else {},
+        native={codec: native} if native is not None else {},
         source=source,
     )
 
 
-def discover(roots: Roots) -> Discovery:
-    """The agents OpenCode would load from ``roots``, canonical, with its servers."""
-    state = _load(roots)
+def discover(roots: Roots, flavor: Flavor = OPENCODE) -> Discovery:
+    """The agents the harness would load from ``roots``, canonical, with its servers."""
+    state = _load(roots, flavor)
     servers: list[McpServer] = []
     for name, entry in state.mcp.items():
         imported = import_server(name, entry, state.mcp_source.get(name, ""))
@@ -426,11 +526,11 @@ def discover(roots: Roots) -> Discovery:
                 )
             )
             continue
-        if name in BUILT_IN:
+        if name in flavor.builtin:
             state.diagnostics.append(
                 harness_diagnostic(
                     "harness-ignored",
-                    f"agent {name!r} is OpenCode's built-in agent; this entry only changes "
+                    f"agent {name!r} is {flavor.label}'s built-in agent; this entry only changes "
                     "some of its settings, and its built-in prompt and rules are not imported",
                     path=agent.sources[-1].path,
                     warning=True,
@@ -442,7 +542,7 @@ def discover(roots: Roots) -> Discovery:
             state.diagnostics.append(
                 harness_diagnostic(
                     "harness-name-invalid",
-                    f"OpenCode loads agent {name!r}, but it is not a safe vault id",
+                    f"{flavor.label} loads agent {name!r}, but it is not a safe vault id",
                     path=agent.sources[-1].path,
                     hint="move the file out of its subfolder or give it a 'name' to import it",
                     warning=True,

@@ -1,4 +1,5 @@
-"""Render profiles as OpenCode agent files and its ``mcp`` block (docs/codecs/opencode.md).
+"""Render profiles as OpenCode agent files and its ``mcp`` block (docs/codecs/opencode.md),
+or as those of its fork Kilo (``Flavor``, docs/codecs/kilo.md).
 
 One ``agents/<id>.md`` per profile (frontmatter + prompt body) and the referenced servers
 merged into ``opencode.json``'s ``mcp`` key, keeping every other key of that file. Nothing
@@ -30,6 +31,7 @@ from agent_roster.codecs.native_md import (
     keep_native,
     write_native,
 )
+from agent_roster.codecs.opencode.flavor import OPENCODE, REFERENCE, Flavor
 from agent_roster.codecs.opencode.js import JsoncError, load_jsonc
 from agent_roster.codecs.opencode.mcp import order_servers, render_server
 from agent_roster.codecs.opencode.read import read_text
@@ -45,9 +47,9 @@ from agent_roster.codecs.prompt import render_prompt
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.profile import AgentProfile
 
-CODEC = "opencode"
-#: Folder of agents and config, relative to the workspace (project) or home (user).
-BASE = {Scope.PROJECT: ".opencode", Scope.USER: ".config/opencode"}
+#: OpenCode's folder of agents and config, relative to the workspace (project) or home
+#: (user).
+BASE = OPENCODE.base
 #: Canonical fields OpenCode has no place for (docs/codecs/opencode.md §8).
 _UNSUPPORTED = (
     "max_tokens_per_task",
@@ -65,30 +67,34 @@ _MANAGED = frozenset({"name", "model", "description", "mode", "temperature", "to
 _MANAGED |= {"maxSteps", "color", "permission", "tools", "prompt"}
 
 
-def config_path(scope: Scope, existing: ReadExisting) -> str:
+def config_path(scope: Scope, existing: ReadExisting, flavor: Flavor = OPENCODE) -> str:
     """The config file to merge the ``mcp`` block into: ``opencode.jsonc`` when only that
-    one exists, else ``opencode.json``."""
-    base = BASE[scope]
-    if not existing_present(existing, f"{base}/opencode.json") and existing_present(
-        existing, f"{base}/opencode.jsonc"
-    ):
-        return f"{base}/opencode.jsonc"
-    return f"{base}/opencode.json"
+    one exists, else ``opencode.json`` (Kilo: ``kilo.json[c]``)."""
+    base = flavor.base[scope]
+    json_rel, jsonc_rel = f"{base}/{flavor.config_name}", f"{base}/{flavor.config_alt}"
+    if not existing_present(existing, json_rel) and existing_present(existing, jsonc_rel):
+        return jsonc_rel
+    return json_rel
 
 
-def _model(profile: AgentProfile, losses: list[Loss]) -> str:
+def _model(profile: AgentProfile, losses: list[Loss], flavor: Flavor) -> str:
     if not profile.model:
         if profile.provider:
             losses.append(_loss(profile, "provider", "dropped", "a provider without a model"))
         return ""
     if profile.provider:
         return f"{profile.provider}/{profile.model}"
-    native = profile.native.get(CODEC)
+    native = profile.native.get(flavor.codec)
     if native is not None and native.model == profile.model:
         return profile.model  # OpenCode's own string, without a provider: kept as it was
     if "/" in profile.model:
         losses.append(
-            _loss(profile, "model", "translated", "OpenCode reads the part before '/' as provider")
+            _loss(
+                profile,
+                "model",
+                "translated",
+                f"{flavor.label} reads the part before '/' as provider",
+            )
         )
         return profile.model
     inferred = infer_provider(profile.model)
@@ -98,7 +104,7 @@ def _model(profile: AgentProfile, losses: list[Loss]) -> str:
                 profile,
                 "provider",
                 "translated",
-                f"OpenCode needs provider/model: written {inferred}/{profile.model}",
+                f"{flavor.label} needs provider/model: written {inferred}/{profile.model}",
             )
         )
         return f"{inferred}/{profile.model}"
@@ -107,8 +113,8 @@ def _model(profile: AgentProfile, losses: list[Loss]) -> str:
             profile,
             "model",
             "dropped",
-            f"{profile.model!r} has no provider and OpenCode needs provider/model; "
-            "set 'provider' in ## Config (the agent uses OpenCode's default model)",
+            f"{profile.model!r} has no provider and {flavor.label} needs provider/model; "
+            f"set 'provider' in ## Config (the agent uses {flavor.label}'s default model)",
         )
     )
     return ""
@@ -128,7 +134,7 @@ _NAMED_COLORS = {
 }
 
 
-def _color(profile: AgentProfile, losses: list[Loss]) -> str:
+def _color(profile: AgentProfile, losses: list[Loss], label: str) -> str:
     if not check_color(profile.color):
         return profile.color
     named = _NAMED_COLORS.get(profile.color.casefold())
@@ -140,7 +146,7 @@ def _color(profile: AgentProfile, losses: list[Loss]) -> str:
             profile,
             "color",
             "dropped",
-            f"{profile.color!r}: {check_color(profile.color)[0]} (OpenCode would refuse it)",
+            f"{profile.color!r}: {check_color(profile.color)[0]} ({label} would refuse it)",
         )
     )
     return ""
@@ -155,14 +161,16 @@ _OUTCOMES = {outcome.value: outcome for outcome in LossOutcome}
 
 
 class _Renderer:
-    def __init__(self, request: RenderRequest, existing: ReadExisting) -> None:
+    def __init__(self, request: RenderRequest, existing: ReadExisting, flavor: Flavor) -> None:
         self.request = request
         self.existing = existing
+        self.flavor = flavor
+        self.codec = flavor.codec
         self.files: list[NativeFile] = []
         self.losses: list[Loss] = []
         self.diagnostics: list[Diagnostic] = []
-        self.base = BASE[request.scope]
-        self.config_rel = config_path(request.scope, existing)
+        self.base = flavor.base[request.scope]
+        self.config_rel = config_path(request.scope, existing, flavor)
         embedded = [s.name for s in request.servers.values() if s.builtin]
         self.embedded = embedded[0] if embedded else ""
 
@@ -226,10 +234,15 @@ class _Renderer:
                 config = None
             if config is not None:
                 config = dict(loaded) if isinstance(loaded, dict) else {}
+        if config is not None and self.flavor.schema_url and "$schema" not in config:
+            # Kilo adds its own "$schema" to every config file it loads that lacks one,
+            # rewriting the file: written here first, the file stays as roster wrote it.
+            config = {"$schema": self.flavor.schema_url, **config}
         existing_block = (config or {}).get("mcp")
         existing_block = dict(existing_block) if isinstance(existing_block, dict) else {}
         wanted: list[list[str]] = []
         rendered: dict[str, dict[str, Any]] = {}
+        skipped: dict[str, str] = {}  # servers the harness would skip from this file, and why
         for profile in self.request.profiles:
             names = []
             for name in profile.mcp_servers:
@@ -245,15 +258,15 @@ class _Renderer:
                         self.error(self.config_rel, f"MCP server {name!r}: {native.problem}")
                         rendered[name] = {}
                         continue
-                    rendered[name] = native.entry
-                    for note in native.notes:
+                    skipped[name] = self.project_reference(native.entry)
+                    rendered[name] = {} if skipped[name] else native.entry
+                    for note in native.notes if rendered[name] else ():
                         self.losses.append(_loss(profile, "mcp_servers", "translated", note))
                 if rendered[name]:
                     names.append(name)
                 else:
-                    self.losses.append(
-                        _loss(profile, "mcp_servers", "dropped", f"{name}: cannot be written")
-                    )
+                    why = skipped.get(name) or "cannot be written"
+                    self.losses.append(_loss(profile, "mcp_servers", "dropped", f"{name}: {why}"))
             wanted.append(names)
         order = order_servers(list(existing_block), wanted)
         position = {name: i for i, name in enumerate(order)}
@@ -272,6 +285,36 @@ class _Renderer:
         block = {n: rendered[n] if rendered.get(n) else existing_block[n] for n in order}
         return config, block
 
+    def project_reference(self, entry: dict[str, Any] | None) -> str:
+        """Why the harness would not load ``entry`` from a project config file, or ""."""
+        if entry is None or not self.flavor.refuse_project_refs:
+            return ""
+        if self.request.scope is not Scope.PROJECT:
+            return ""
+        found = REFERENCE.search(json.dumps(entry, ensure_ascii=False))
+        if found is None:
+            return ""
+        return (
+            f"{self.flavor.label} does not substitute {found[0]} in a project config file (it "
+            "would skip the file, or in headers the server); render it with --scope user"
+        )
+
+    def references(self, profile: AgentProfile, rel: str) -> bool:
+        """Refuse a profile whose prompt holds a reference the harness would substitute (a
+        user file) or refuse (a project file skipped whole); true when refused."""
+        if not self.flavor.refuse_project_refs:
+            return False
+        found = REFERENCE.search(profile.prompt)
+        if found is None:
+            return False
+        self.error(
+            rel,
+            f"{profile.id}: {found[0]} would be substituted by {self.flavor.label} (and a "
+            "project agent file holding it is skipped)",
+            hint="reword the text so it does not read {env:NAME} or {file:PATH}",
+        )
+        return True
+
     def agent(self, profile: AgentProfile, block: list[str]) -> None:
         rel = f"{self.base}/agents/{profile.id}.md"
         if not profile.id or any(c in profile.id for c in "/\\") or profile.id.startswith("."):
@@ -279,8 +322,13 @@ class _Renderer:
             return
         losses: list[Loss] = []
         data: dict[str, Any] = {}
+        label = self.flavor.label
+        display = self.flavor.display_key
         if profile.name and profile.name != profile.id:
-            losses.append(_loss(profile, "name", "dropped", "OpenCode names agents by file"))
+            if display:
+                data[display] = profile.name
+            else:
+                losses.append(_loss(profile, "name", "dropped", f"{label} names agents by file"))
         if profile.description:
             data["description"] = profile.description
         if profile.mode:
@@ -288,7 +336,7 @@ class _Renderer:
                 self.error(rel, f'mode {profile.mode!r}: Expected "subagent" | "primary" | "all"')
                 return
             data["mode"] = profile.mode
-        model = _model(profile, losses)
+        model = _model(profile, losses, self.flavor)
         if model:
             data["model"] = model
         for key, value in (("temperature", profile.temperature), ("top_p", profile.top_p)):
@@ -297,7 +345,7 @@ class _Renderer:
         if profile.max_turns is not None:
             data["steps"] = profile.max_turns
         if profile.color:
-            color = _color(profile, losses)
+            color = _color(profile, losses, label)
             if color:
                 data["color"] = color
         rules = render_rules(profile, block, embedded=self.embedded)
@@ -309,39 +357,44 @@ class _Renderer:
             return
         if rules.config is not None:
             data["permission"] = rules.config
-        for key, value in (profile.harness.get(CODEC) or {}).items():
-            if key in _MANAGED:
+        codec = self.codec
+        for key, value in (profile.harness.get(codec) or {}).items():
+            if key in _MANAGED or key == display:
                 losses.append(
-                    _loss(profile, f"harness.{CODEC}.{key}", "dropped", "set from canonical fields")
+                    _loss(profile, f"harness.{codec}.{key}", "dropped", "set from canonical fields")
                 )
             else:
                 data[key] = value
-                if key not in KNOWN_KEYS:
+                if key not in KNOWN_KEYS and key not in self.flavor.extra_keys:
                     losses.append(
                         _loss(
                             profile,
-                            f"harness.{CODEC}.{key}",
+                            f"harness.{codec}.{key}",
                             "translated",
-                            "OpenCode sends unknown keys to the model provider as options",
+                            f"{label} sends unknown keys to the model provider as options",
                         )
                     )
         # The scoping denies (valid by construction) join the map only for writing.
-        invalid = check_agent(data)
+        invalid = check_agent(data, self.flavor.extra_keys)
         if invalid:
             self.error(rel, "Configuration is invalid: " + "; ".join(p.message for p in invalid))
+            return
+        if self.references(profile, rel):
             return
         if rules.tail is not None:
             data["permission"] = _tailed(rules.config or {}, rules.tail)
         for field in _UNSUPPORTED:
             value = getattr(profile, field)
             if value and not (field == "install" and value.is_empty):
-                losses.append(_loss(profile, field, "dropped", "OpenCode has no such setting"))
+                losses.append(_loss(profile, field, "dropped", f"{label} has no such setting"))
         self.losses.extend(losses)
         body = render_prompt(profile, rules.constraints)
         content = keep_native(
-            profile.native.get(CODEC),
+            profile.native.get(codec),
             write_native(data, body),
-            partial(read_text, derived=profile.id, path=rel, servers=tuple(block)),
+            partial(
+                read_text, derived=profile.id, path=rel, servers=tuple(block), flavor=self.flavor
+            ),
             body,
         )
         self.files.append(NativeFile(path=rel, content=content, profile=profile.id))
@@ -369,6 +422,6 @@ def _tailed(head: dict[str, Any], tail: ScopingTail) -> Any:
     )
 
 
-def render(request: RenderRequest, existing: ReadExisting) -> Rendering:
+def render(request: RenderRequest, existing: ReadExisting, flavor: Flavor = OPENCODE) -> Rendering:
     """Agent files and the merged ``mcp`` block for ``request``."""
-    return _Renderer(request, existing).run()
+    return _Renderer(request, existing, flavor).run()

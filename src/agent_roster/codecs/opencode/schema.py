@@ -49,6 +49,9 @@ ACTIONS = ("ask", "allow", "deny")
 ACTION_ONLY = ACTION_ONLY_KEYS
 
 _STRING_KEYS = ("model", "variant", "prompt", "description")
+#: String keys a fork's schema adds (Kilo 7.7.9 ``AgentConfig``); checked when ``extra``
+#: names them.
+_FORK_STRINGS = frozenset({"displayName", "source"})
 _NUMBER_KEYS = ("temperature", "top_p")
 _BOOL_KEYS = ("hidden", "disable")
 _STEP_KEYS = ("steps", "maxSteps")
@@ -115,15 +118,16 @@ def check_permission(value: Any) -> list[str]:
     return problems
 
 
-def check_agent(data: Mapping[str, Any]) -> list[SchemaError]:
-    """Every schema violation in one agent object (frontmatter or ``agent.<name>``)."""
+def check_agent(data: Mapping[str, Any], extra: frozenset[str] = frozenset()) -> list[SchemaError]:
+    """Every schema violation in one agent object (frontmatter or ``agent.<name>``);
+    ``extra``: string keys a fork's schema adds (Kilo's ``displayName``, ``source``)."""
     errors: list[SchemaError] = []
 
     def add(key: str, message: str) -> None:
         errors.append(SchemaError(key, message))
 
     for key, value in data.items():
-        if key in _STRING_KEYS and not isinstance(value, str):
+        if (key in _STRING_KEYS or key in extra & _FORK_STRINGS) and not isinstance(value, str):
             add(key, _expected("string | undefined", value, key))
         elif key in _NUMBER_KEYS:
             if not _is_number(value):
@@ -164,13 +168,14 @@ def permission_map(value: Any) -> dict[str, Any]:
     return js_object(value) if isinstance(value, Mapping) else {}
 
 
-def normalize(data: Mapping[str, Any]) -> dict[str, Any]:
+def normalize(data: Mapping[str, Any], extra: frozenset[str] = frozenset()) -> dict[str, Any]:
     """OpenCode's per-file ``normalize``: unknown keys copied into ``options``, the
     deprecated ``tools`` map folded into ``permission`` (``write``/``edit``/``patch`` →
-    ``edit``; ``permission`` assigned over it), ``steps`` taken from ``maxSteps``."""
+    ``edit``; ``permission`` assigned over it), ``steps`` taken from ``maxSteps``.
+    ``extra``: keys a fork's schema knows besides OpenCode's (kept out of ``options``)."""
     options = dict(data.get("options") or {})
     for key, value in data.items():
-        if key not in KNOWN_KEYS:
+        if key not in KNOWN_KEYS and key not in extra:
             options[key] = value
     folded: dict[str, Any] = {}
     for tool, flag in (data.get("tools") or {}).items():

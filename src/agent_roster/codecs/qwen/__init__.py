@@ -1,0 +1,1 @@
+"""The Qwen Code codec: ``codec.CODEC`` behind the Codec Protocol, and its parts."""

@@ -1,0 +1,213 @@
+"""The Qwen Code codec: discovery by Qwen's levels and refusals (the same files the real CLI
+is checked on, tests/codecs/test_qwen_cli.py), render field by field, what it refuses
+rather than widen, ``settings.json`` merging and the round trip (README D12)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+
+from agent_roster.codecs.base import Discovery, Rendering
+from agent_roster.codecs.qwen.codec import CODEC
+from agent_roster.model.mcp import McpServer, Transport
+from agent_roster.model.profile import (
+    AgentProfile,
+    PermissionAction,
+    PermissionRule,
+    PromptSection,
+)
+
+from .helpers import discover_in, render_and_discover, render_with
+from .qwen_trees import HOME, OFFERED, REFUSED, WORKSPACE
+
+ROLE = (PromptSection(heading="Role", body="You review the change you are given."),)
+SERVERS = {
+    "local": McpServer(name="local", transport=Transport.STDIO, command="node", args=("s.js",)),
+    "docs": McpServer(name="docs", transport=Transport.HTTP, url="https://x.test/mcp"),
+    "events": McpServer(
+        name="events", transport=Transport.SSE, url="https://x.test/sse", headers={"K": "${KEY}"}
+    ),
+}
+
+
+def profile(ident: str = "helper", **kw: object) -> AgentProfile:
+    base: dict[str, object] = {"name": ident, "description": "Helps.", "sections": ROLE}
+    base.update(kw)
+    return AgentProfile(id=ident, **base)  # type: ignore[arg-type]
+
+
+def render(*profiles: AgentProfile, files: dict[str, str] | None = None) -> Rendering:
+    return render_with(CODEC, profiles, SERVERS, files)
+
+
+def frontmatter(rendering: Rendering, ident: str = "helper") -> dict[str, object]:
+    text = {f.path: f.content for f in rendering.files}[f".qwen/agents/{ident}.md"]
+    data = yaml.safe_load(text.split("---\n")[1])
+    assert isinstance(data, dict)
+    return data
+
+
+def errors(rendering: Rendering) -> list[str]:
+    return [d.message for d in rendering.diagnostics if d.is_error]
+
+
+def test_discover_follows_qwens_levels_and_refusals(tmp_path: Path) -> None:
+    files = {f"ws/{k}": v for k, v in WORKSPACE.items()}
+    files.update({f"home/{k}": v for k, v in HOME.items()})
+    found: Discovery = discover_in(CODEC, tmp_path, files)
+    assert {p.id: p.description for p in found.profiles} == OFFERED
+    assert [p.id for p in found.profiles] == list(OFFERED)
+    refused = {Path(d.path).name: d.message for d in found.diagnostics if d.is_error}
+    assert sorted(refused) == sorted(REFUSED)
+    assert refused["short.md"] == (
+        "Failed to parse subagent file: Validation failed: System prompt must be at least 10 "
+        "characters long"
+    )
+    assert refused["noname.md"] == 'Failed to parse subagent file: Missing "name" in frontmatter'
+    by_id = {p.id: p for p in found.profiles}
+    assert by_id["claude-mode"].permission_mode == "acceptEdits"
+    assert by_id["reviewer"].allowed_tools == ("Read",)
+    assert by_id["crlf"].prompt == "You are the crlf line ends agent, always."
+    warnings = [d.message for d in found.diagnostics if not d.is_error]
+    assert any("built-in" in w and "Explore" in w for w in warnings)
+    assert any("already defined" in w for w in warnings)
+    assert any("subfolders" in w for w in warnings)
+
+
+def test_render_fields() -> None:
+    rendering = render(
+        profile(
+            name="The Helper",
+            model="qwen3-coder-plus",
+            provider="qwen",
+            permission_mode="acceptEdits",
+            max_turns=7,
+            color="green",
+            allowed_tools=("Read", "Bash", "mcp__local__run"),
+            denied_tools=("WebFetch",),
+            mcp_servers=("local",),
+            temperature=0.2,
+        )
+    )
+    assert not errors(rendering)
+    assert frontmatter(rendering) == {
+        "name": "helper",
+        "description": "Helps.",
+        "tools": ["read_file", "run_shell_command", "mcp__local__run"],
+        "disallowedTools": ["web_fetch"],
+        "model": "qwen3-coder-plus",
+        "approvalMode": "auto-edit",
+        "maxTurns": 7,
+        "color": "green",
+    }
+    lost = {(loss.field, loss.outcome.value) for loss in rendering.losses}
+    assert lost == {("name", "dropped"), ("provider", "dropped"), ("temperature", "dropped")}
+    settings = json.loads({f.path: f.content for f in rendering.files}[".qwen/settings.json"])
+    assert settings == {"mcpServers": {"local": {"command": "node", "args": ["s.js"]}}}
+
+
+def test_transports_and_scoping_denies() -> None:
+    rendering = render(
+        profile("aa", mcp_servers=("docs", "events")), profile("bb", mcp_servers=("local",))
+    )
+    settings = json.loads({f.path: f.content for f in rendering.files}[".qwen/settings.json"])
+    assert settings["mcpServers"] == {
+        "docs": {"httpUrl": "https://x.test/mcp"},
+        "events": {"url": "https://x.test/sse", "headers": {"K": "${KEY}"}},
+        "local": {"command": "node", "args": ["s.js"]},
+    }
+    # Without a tools list every agent sees every server: the others' are denied.
+    assert frontmatter(rendering, "aa")["disallowedTools"] == ["mcp__local__*"]
+    assert frontmatter(rendering, "bb")["disallowedTools"] == ["mcp__docs__*", "mcp__events__*"]
+
+
+def test_settings_keep_what_roster_does_not_own() -> None:
+    existing = {
+        ".qwen/settings.json": json.dumps(
+            {"model": {"name": "x"}, "mcpServers": {"mine": {"command": "m"}}}
+        )
+    }
+    rendering = render(profile(mcp_servers=("local",)), files=existing)
+    settings = json.loads({f.path: f.content for f in rendering.files}[".qwen/settings.json"])
+    assert settings == {
+        "model": {"name": "x"},
+        "mcpServers": {"mine": {"command": "m"}, "local": {"command": "node", "args": ["s.js"]}},
+    }
+    assert frontmatter(rendering)["disallowedTools"] == ["mcp__mine__*"]
+    commented = {".qwen/settings.json": '// mine\n{"mcpServers": {}}'}
+    assert any(
+        "comments" in e for e in errors(render(profile(mcp_servers=("local",)), files=commented))
+    )
+
+
+def test_what_qwen_cannot_hold_is_narrowed_or_refused_never_widened() -> None:
+    """Qwen's lists take whole tools: a tool allowed for some arguments is left out, one
+    denied for some arguments is denied whole; both narrower, and said."""
+    narrowed = render(profile(allowed_tools=("Read", "Bash(git log:*)")))
+    assert frontmatter(narrowed)["tools"] == ["read_file"]
+    assert [loss.outcome.value for loss in narrowed.losses if loss.field == "allowed_tools"] == [
+        "dropped"
+    ]
+    denied = render(profile(denied_tools=("Bash(rm -rf:*)",)))
+    assert frontmatter(denied)["disallowedTools"] == ["run_shell_command"]
+    argument_rule = render(
+        profile(
+            permission=(
+                PermissionRule(permission="bash", pattern="rm *", action=PermissionAction.DENY),
+            )
+        )
+    )
+    assert frontmatter(argument_rule)["disallowedTools"] == ["run_shell_command"]
+    every_tool = render(
+        profile(
+            permission=(
+                PermissionRule(permission="*", pattern="*.env", action=PermissionAction.DENY),
+            )
+        )
+    )
+    assert every_tool.files == () and "every tool" in errors(every_tool)[0]
+    # An empty tools list means every tool to Qwen: an agent with none cannot be written.
+    nothing = render(
+        profile(permission=(PermissionRule(permission="*", action=PermissionAction.DENY),))
+    )
+    assert nothing.files == () and "no tools" in errors(nothing)[0]
+    only_narrowed = render(profile(allowed_tools=("Bash(git log:*)",)))
+    assert only_narrowed.files == () and "no tools" in errors(only_narrowed)[0]
+    for bad, why in (
+        (profile("x"), "at least 2 characters"),
+        (profile("system"), "reserved name"),
+        (profile(description=""), "Description is required"),
+        (profile(sections=(PromptSection(heading="Role", body="Short."),)), "10 characters"),
+    ):
+        assert why in errors(render(bad))[0]
+
+
+def test_a_whole_server_cannot_be_in_an_allowlist() -> None:
+    rendering = render(profile(allowed_tools=("Read", "mcp__local__*"), mcp_servers=("local",)))
+    assert frontmatter(rendering)["tools"] == ["read_file"]
+    details = [loss.detail for loss in rendering.losses if loss.outcome.value == "dropped"]
+    assert any("exact names only" in d for d in details)
+    assert any("no tool of 'local'" in d for d in details)
+
+
+def test_round_trip(tmp_path: Path) -> None:
+    original = profile(
+        model="qwen3-coder-plus",
+        permission_mode="plan",
+        max_turns=3,
+        color="red",
+        allowed_tools=("Read", "Grep", "mcp__local__run"),
+        denied_tools=("WebSearch",),
+        mcp_servers=("local",),
+    )
+    other = profile("other", denied_tools=("Bash",), mcp_servers=("docs",))
+    _, found = render_and_discover(CODEC, [original, other], SERVERS, root=tmp_path)
+    back = {p.id: p for p in found.profiles}
+    for before in (original, other):
+        after = back[before.id]
+        for field in sorted(CODEC.native_fields):
+            want = before.prompt if field == "prompt" else getattr(before, field)
+            got = after.prompt if field == "prompt" else getattr(after, field)
+            assert got == want, (before.id, field)
