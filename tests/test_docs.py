@@ -12,8 +12,19 @@ DOCS = Path(__file__).resolve().parents[1] / "docs"
 
 
 def test_every_diagnostic_code_is_documented() -> None:
-    documented = set(re.findall(r"^\| `([a-z-]+)` \|", (DOCS / "diagnostics.md").read_text(), re.M))
+    text = (DOCS / "diagnostics.md").read_text().split("## Error codes")[0]
+    documented = set(re.findall(r"^\| `([a-z-]+)` \|", text, re.M))
     assert documented == set(CODES)
+
+
+def test_every_error_code_is_documented_with_its_exit_code_and_status() -> None:
+    from agent_roster.errors import SURFACE_CODES
+
+    text = (DOCS / "diagnostics.md").read_text().split("## Error codes")[1]
+    rows = re.findall(r"^\| `([a-z-]+)` \| (\d+) \| (\d+) \|", text, re.M)
+    assert {code: (int(e), int(h)) for code, e, h in rows} == {
+        code: (codes.exit_code, codes.http_status) for code, codes in SURFACE_CODES.items()
+    }
 
 
 def test_public_api_is_exactly_all() -> None:

@@ -72,6 +72,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     "frontmatter-not-at-start": (E, "frontmatter must begin on the first line of the file"),
     "frontmatter-missing": (E, "the file has no YAML frontmatter"),
     "yaml-invalid": (E, "the frontmatter is not valid YAML"),
+    "toml-invalid": (E, "roster.toml is not valid TOML, so nothing in it applies"),
     "yaml-duplicate-key": (E, "a key appears twice in the frontmatter"),
     "yaml-not-mapping": (E, "the frontmatter is not a mapping of keys to values"),
     "field-required": (E, "a required field is missing"),

@@ -7,6 +7,7 @@ Every error the package raises on purpose derives from :class:`RosterError`::
     │   ├── UnsafeNameError an id or name is not a single safe path segment
     │   ├── ConflictError   a write based on an older version of a file (stale content hash)
     │   ├── LiteralSecretError a write would put a literal secret into the vault
+    │   ├── VaultMismatchError the database belongs to another vault
     │   ├── ForbiddenError  the caller's credentials do not allow this command
     │   └── TooLargeError   a request body above the server's limit
     ├── VaultError          the vault cannot be read or written as asked
@@ -73,6 +74,13 @@ class ForbiddenError(UsageError):
     kind = "forbidden"
 
 
+class VaultMismatchError(UsageError):
+    """The database belongs to another vault: syncing this one into it would mark every
+    row of the other deleted (``roster sync --rebind`` moves it on purpose)."""
+
+    kind = "vault-mismatch"
+
+
 class TooLargeError(UsageError):
     """A request body is larger than the server accepts."""
 
@@ -132,6 +140,7 @@ SURFACE_CODES: dict[str, SurfaceCodes] = {
     "unsafe-name": SurfaceCodes(2, 400),
     "conflict": SurfaceCodes(2, 409),
     "literal-secret": SurfaceCodes(2, 422),
+    "vault-mismatch": SurfaceCodes(2, 409),
     "forbidden": SurfaceCodes(2, 403),
     "too-large": SurfaceCodes(2, 413),
     "not-found": SurfaceCodes(2, 404),

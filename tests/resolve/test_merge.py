@@ -324,17 +324,14 @@ def test_without_roster_toml_the_runtime_default_is_built_in(make_tree: Any) -> 
         (
             "[defaults\n",
             [
-                "roster.toml:1:10: error[yaml-invalid] invalid TOML in roster.toml: expected "
-                "']' to close the [table] header"
+                "roster.toml:1:10: error[toml-invalid] invalid TOML: expected ']' to close the "
+                "[table] header; nothing in roster.toml applies until this is fixed"
             ],
         ),
         # tomllib raises ValueError, not TOMLDecodeError, for this: it crashed (issue 11).
         (
             "[defaults]\nmax_turns = " + "1" * 5_000 + "\n",
-            [
-                "roster.toml:2:13: error[yaml-invalid] invalid TOML in roster.toml: a number "
-                "has too many digits"
-            ],
+            ["roster.toml:2:13: error[toml-invalid] invalid TOML: a number has too many digits"],
         ),
         (
             '[defaults]\nruntime = "claude"\nmax_turns = 0\nmodle = "x"\n',
@@ -350,7 +347,8 @@ def test_without_roster_toml_the_runtime_default_is_built_in(make_tree: Any) -> 
             '[embedded_server]\nname = "a/b"\nurl = "ftp://x"\n[extra]\n',
             [
                 "roster.toml:4:1: warning[field-unknown] unknown table [extra] in roster.toml",
-                "roster.toml:2:1: error[field-value] [embedded_server] name",
+                "roster.toml:2:1: error[name-unsafe] [embedded_server] name 'a/b' must not "
+                "contain '/'",
                 "roster.toml:3:1: error[field-value] [embedded_server] url must be an http(s) URL",
             ],
         ),

@@ -46,7 +46,7 @@ def test_a_broken_roster_toml_keeps_the_last_good_one_and_is_notified_once(
     assert kind == "failure"
     assert message == "roster.toml has errors; the last good configuration stays in force"
     failure = events.events[-1]
-    assert [(d.code, d.path) for d in failure.diagnostics] == [("yaml-invalid", "roster.toml")]
+    assert [(d.code, d.path) for d in failure.diagnostics] == [("toml-invalid", "roster.toml")]
     assert failure.diagnostics[0].line == original.count("\n") + 2
     # Saved again unchanged (an editor touching the file): no second notification.
     path.write_text(original + "\n[defaults\n")

@@ -25,6 +25,7 @@ TABLES = {
     "sync_events",
     "sync_files",
     "mcp_tool_catalog",
+    "store_meta",
 }
 
 

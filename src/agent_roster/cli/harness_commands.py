@@ -264,6 +264,7 @@ def can(
     from agent_roster.commands.can import can as can_command
 
     answer = can_command(settings.vault, profile, tool, argument, project=project)
+    output.print_diagnostics(answer.config, "text", sys.stderr)
     if as_json:
         output.emit_json(answer.to_dict())
         return EXIT_OK

@@ -108,10 +108,8 @@ def project_edit(
 def project_list(settings: Settings, as_json: bool) -> int:
     """List projects."""
     from agent_roster.commands import projects
-    from agent_roster.commands.sync import open_store
 
-    with open_store(settings.vault, settings.db) as store:
-        result = projects.list_projects(store)
+    result = projects.list_projects_read_only(settings.vault, settings.db)
 
     def text() -> None:
         for item in result.projects:
@@ -193,10 +191,8 @@ def task_edit(
 def task_show(settings: Settings, task_id: str, as_json: bool) -> int:
     """Show a task with its profile id."""
     from agent_roster.commands import projects
-    from agent_roster.commands.sync import open_store
 
-    with open_store(settings.vault, settings.db) as store:
-        result = projects.get_task(store, task_id)
+    result = projects.get_task_read_only(settings.vault, settings.db, task_id)
     return emit(result, as_json, lambda: _task_line(result.task))
 
 

@@ -13,19 +13,40 @@ from agent_roster.cli.app import EXIT_OK, Settings, pass_settings
 def _resolved(
     settings: Settings, task: str | None, profile: str | None, project: str | None
 ) -> object:
-    from agent_roster.commands.resolve import build_index, resolve_launch, running_daemon
-    from agent_roster.commands.sync import open_store
+    from agent_roster.commands.resolve import resolve_launch, running_daemon
+    from agent_roster.commands.vault_view import read_view
 
-    with open_store(settings.vault, settings.db) as store:
-        index = build_index(store, settings.vault)
-    return resolve_launch(
-        index,
+    # Read-only: the vault as it is now, the database only read (issue 13 item 3).
+    view = read_view(settings.vault, settings.db)
+    if profile is not None:
+        problem = view.unusable(profile, project)
+        if problem is not None:
+            raise problem
+    resolved = resolve_launch(
+        view.index,
         settings.vault,
         task=task,
         profile=profile,
         project=project,
         daemon=running_daemon(settings.vault),
+        config=view.config.diagnostics,
     )
+    found = resolved.resolution
+    return resolved._replace(notes=tuple(view.notes_for(found.profile_id, found.project)))
+
+
+def _config_warnings(diagnostics: tuple[object, ...]) -> None:
+    """roster.toml's problems on stderr, and what they mean for the resolution."""
+    from agent_roster.diagnostics import Diagnostic
+
+    found = [d for d in diagnostics if isinstance(d, Diagnostic)]
+    output.print_diagnostics(found, "text", sys.stderr)
+    if any(d.is_error for d in found):
+        output.echo(
+            "warning: roster.toml has errors; built-in defaults stand in for what it could "
+            "not say (fix it: roster validate)",
+            err=True,
+        )
 
 
 @click.command()
@@ -42,6 +63,9 @@ def resolve(
 
     resolved = _resolved(settings, task, profile, project)
     assert isinstance(resolved, Resolved)
+    _config_warnings(resolved.config)
+    for note in resolved.notes:
+        output.echo(f"warning: {note}", err=True)
     if as_json:
         output.emit_json(resolved.to_dict())
         return EXIT_OK
@@ -96,7 +120,9 @@ def run(
 
     resolved = _resolved(settings, task, profile, project)
     assert isinstance(resolved, Resolved)
-    for warning in resolved.resolution.warnings:
+    if not any(d.is_error for d in resolved.config):  # errors: run_launch refuses with them
+        _config_warnings(resolved.config)
+    for warning in (*resolved.notes, *resolved.resolution.warnings):
         output.echo(f"warning: {warning}", err=True)
     sys.stdout.flush()
     return run_launch(resolved, " ".join(prompt))

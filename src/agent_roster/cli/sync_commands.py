@@ -27,6 +27,7 @@ from agent_roster.redact import redact_text
 
 def _summary(report: object) -> str:
     from agent_roster.sync.engine import SyncReport
+    from agent_roster.vault.paths import CONFIG_FILE
 
     assert isinstance(report, SyncReport)
     return (
@@ -35,6 +36,11 @@ def _summary(report: object) -> str:
         f"{report.recovered} recovered in {report.seconds * 1000:.0f} ms"
         + (f"; {report.failing} file(s) still failing" if report.failing else "")
         + (f"; {len(report.diagnostics)} not loaded" if report.diagnostics else "")
+        + (
+            f"; {CONFIG_FILE} has errors, built-in defaults stand in"
+            if any(d.is_error for d in report.config)
+            else ""
+        )
     )
 
 
@@ -44,11 +50,20 @@ def _summary(report: object) -> str:
     is_flag=True,
     help="Delete rows whose files are gone (clears task and project references to them).",
 )
+@click.option(
+    "--rebind",
+    is_flag=True,
+    help="Make the database belong to this vault, though it belongs to another (that "
+    "vault's rows are then marked deleted).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @output.verbose_option
 @pass_settings
-def sync(settings: Settings, prune: bool, as_json: bool, verbose: bool) -> int:
-    """Sync the vault into the database once."""
+def sync(settings: Settings, prune: bool, rebind: bool, as_json: bool, verbose: bool) -> int:
+    """Sync the vault into the database once.
+
+    A database belongs to one vault: syncing another vault into it is refused
+    (vault-mismatch) unless --rebind says to move it."""
     from agent_roster.commands.sync import sync_vault
 
     # The report says everything the engine logs (a line per failing file, for `watch`).
@@ -56,12 +71,14 @@ def sync(settings: Settings, prune: bool, as_json: bool, verbose: bool) -> int:
     engine_log = logging.getLogger("agent_roster.sync")
     engine_log.addHandler(quiet)
     try:
-        report = sync_vault(settings.vault, settings.db, prune=prune)
+        report = sync_vault(settings.vault, settings.db, prune=prune, rebind=rebind)
     finally:
         engine_log.removeHandler(quiet)
     if as_json:
         output.emit_json(report.to_dict())
     else:
+        if report.vault_note:
+            output.echo(f"vault     {report.vault_note}")
         if verbose:  # each event with its errors
             for event in report.events:
                 output.echo(f"{event.kind:9} {event.path or event.entry_id}  {event.message}")
@@ -78,9 +95,9 @@ def sync(settings: Settings, prune: bool, as_json: bool, verbose: bool) -> int:
         for line in output.capped_lines(starters, "starter files", verbose=verbose):
             output.echo(line)
         output.print_diagnostics(report.diagnostics, "text", sys.stdout, verbose=verbose)
+        output.print_diagnostics(report.config, "text", sys.stdout, verbose=verbose)
         output.echo(_summary(report))
-    unloaded = any(d.is_error for d in report.diagnostics)
-    return EXIT_PROBLEMS if report.failing or unloaded else EXIT_OK
+    return EXIT_PROBLEMS if report.problems else EXIT_OK
 
 
 @click.command()
@@ -178,7 +195,10 @@ def status(settings: Settings, as_json: bool, events: int, verbose: bool) -> int
         if report.last_sync
         else "never"
     )
-    output.echo(f"database   {report.database}")
+    output.echo(
+        f"database   {report.database}"
+        + ("" if report.exists else " (none yet: 'roster sync' creates it)")
+    )
     output.echo(f"last sync  {when}")
     for kind, by_status in sorted(report.files.items()):
         parts = ", ".join(f"{n} {s}" for s, n in sorted(by_status.items()))
@@ -192,6 +212,9 @@ def status(settings: Settings, as_json: bool, events: int, verbose: bool) -> int
     if report.unloaded:
         output.echo(f"\n{len(report.unloaded)} file(s) in the vault not loaded:")
         output.print_diagnostics(report.unloaded, "text", sys.stdout, verbose=verbose)
+    if report.config:
+        output.echo("\nroster.toml:")
+        output.print_diagnostics(report.config, "text", sys.stdout, verbose=verbose)
     if report.recent_events:
         output.echo("\nrecent events:")
         for event in report.recent_events:

@@ -123,13 +123,15 @@ def list_available_tools(ctx: RosterContext, params: ToolsParams) -> AvailableTo
 
 
 def _stored_catalog(ctx: RosterContext) -> dict[tuple[str, str | None], CatalogEntry]:
-    """The catalog if a database exists; an empty one rather than creating it."""
-    if ctx.db is None:
-        from agent_roster.store.engine import default_db_path
-
-        if not default_db_path(ctx.vault).exists():
-            return {}
-    return ctx.store().tool_catalog()
+    """The catalog if a database exists (read-only); an empty one rather than creating it."""
+    store = ctx.read_store()
+    if store is None:
+        return {}
+    try:
+        return store.tool_catalog()
+    finally:
+        if store is not ctx._store:
+            store.close()
 
 
 def _first_line(text: str) -> str:

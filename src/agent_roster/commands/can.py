@@ -14,7 +14,7 @@ from typing import NamedTuple
 from agent_roster.codecs.permissions import Decision, SourcedRule, effective_rules, evaluate
 from agent_roster.codecs.tool_names import opencode_key
 from agent_roster.commands.project_profiles import show_effective_profile
-from agent_roster.diagnostics import did_you_mean, list_profiles_hint
+from agent_roster.diagnostics import Diagnostic, did_you_mean, list_profiles_hint
 from agent_roster.errors import InvalidDocumentError, NotFoundError, UsageError
 from agent_roster.model.profile import AgentProfile
 from agent_roster.resolve.config import RosterConfig, load_config
@@ -33,6 +33,8 @@ class CanAnswer(NamedTuple):
     argument: str
     decision: Decision
     rules: tuple[SourcedRule, ...]
+    #: roster.toml's problems (its [defaults] feed the rules: permission_mode, tools).
+    config: tuple[Diagnostic, ...] = ()
 
     def to_dict(self) -> dict[str, object]:
         rule = self.decision.rule
@@ -61,6 +63,7 @@ class CanAnswer(NamedTuple):
                 }
                 for r in self.rules
             ],
+            "config": [d.to_dict() for d in self.config],
         }
 
 
@@ -76,13 +79,15 @@ def can(
     called with ``argument`` (``None``: the tool in general, OpenCode's ``*``)."""
     if not tool.strip():
         raise UsageError("name the tool to check, e.g. Bash or mcp__github__create_issue")
-    config = load_config(vault).config
+    loaded = load_config(vault)
+    config = loaded.config
     profile = _effective(vault, config, profile_id, project)
     embedded = config.embedded.name
     rules = effective_rules(profile, embedded=embedded)
     key = opencode_key(tool, embedded=embedded)
     arg = "*" if argument is None else argument
-    return CanAnswer(profile_id, project, tool, key, arg, evaluate(rules, key, arg), rules)
+    decision = evaluate(rules, key, arg)
+    return CanAnswer(profile_id, project, tool, key, arg, decision, rules, loaded.diagnostics)
 
 
 def _effective(

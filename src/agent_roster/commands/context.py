@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Protocol
 import msgspec
 
 if TYPE_CHECKING:
+    from agent_roster.commands.vault_view import VaultView
     from agent_roster.resolve.attach import Attachment
     from agent_roster.resolve.config import RosterConfig
     from agent_roster.resolve.index import ProfileIndex
@@ -104,13 +105,29 @@ class RosterContext:
             self._store = open_store(self.vault, self.db)
         return self._store
 
+    def read_store(self) -> Store | None:
+        """The vault's database opened read-only (``None`` when there is none yet), for
+        commands that only read: nothing is created, migrated or changed. In the daemon,
+        its one store."""
+        if self._store is not None:
+            return self._store
+        from agent_roster.commands.vault_view import open_existing
+
+        return open_existing(self.vault, self.db)
+
+    def view(self) -> VaultView:
+        """The vault read now, with the database's last good versions of files that fail
+        and its projects and tasks (read-only: ``commands/vault_view.py``)."""
+        from agent_roster.commands.vault_view import read_view
+
+        return read_view(self.vault, self.db)
+
     def index(self) -> ProfileIndex:
-        """The resolution index: the daemon's live one, else synced and loaded now."""
+        """The resolution index: the daemon's live one, else read from the vault now.
+        Never syncs: read-only commands write nothing (issue 13 item 3)."""
         if self.live is not None:
             return self.live.index()
-        from agent_roster.commands.resolve import build_index
-
-        return build_index(self.store(), self.vault)
+        return self.view().index
 
     def daemon(self) -> Attachment | None:
         """The running ``roster up`` that launch specs attach (``None``: none runs for this

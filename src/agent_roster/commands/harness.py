@@ -113,7 +113,9 @@ def load_effective(
     # Every file the vault holds but did not load is in the report, warnings included
     # (issue 12 item 6); of the rest, only errors keep profiles out.
     unloaded = set(snapshot.unloaded)
-    problems = [d for d in snapshot.diagnostics if d.is_error or d in unloaded]
+    # roster.toml's problems too: it names the embedded server the files refer to.
+    problems = [*loaded.diagnostics]
+    problems.extend(d for d in snapshot.diagnostics if d.is_error or d in unloaded)
     for ident in wanted:
         for scope in (None, project) if project else (None,):
             parsed = snapshot.profiles.get((scope, ident))

@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import os
 import time
-from pathlib import Path
 from typing import Annotated, Literal
 
 import msgspec
@@ -229,16 +228,14 @@ def stored_tool_names(
     nothing is created or migrated."""
     from sqlalchemy.exc import SQLAlchemyError
 
-    from agent_roster.store import Store
-    from agent_roster.store.engine import default_db_path
+    from agent_roster.store import default_db_url
+    from agent_roster.store.readonly import open_read_only
 
-    if db is None:
-        path = default_db_path(vault)
-        if not path.is_file():
-            return {}
-        db = sqlite_readonly_url(path)
     try:
-        with Store.open(db, migrate=False) as store:
+        store = open_read_only(db or default_db_url(vault))
+        if store is None:
+            return {}
+        with store:
             stored = store.tool_catalog()
     except (SQLAlchemyError, UsageError):
         return {}
@@ -247,8 +244,3 @@ def stored_tool_names(
         for (name, project), entry in stored.items()
         if entry.result.ok
     }
-
-
-def sqlite_readonly_url(path: Path) -> str:
-    """A SQLite URL that opens ``path`` read-only (never creates or changes it)."""
-    return f"sqlite:///file:{path.absolute()}?mode=ro&uri=true"

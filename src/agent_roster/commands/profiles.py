@@ -63,7 +63,7 @@ class ProfileSummary(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class ProfileList(msgspec.Struct, frozen=True, kw_only=True):
-    """Every synced system profile, sorted by name."""
+    """Every system profile of the vault, sorted by name."""
 
     profiles: list[ProfileSummary]
 

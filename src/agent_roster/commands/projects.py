@@ -87,6 +87,42 @@ def list_projects(store: Store) -> ProjectList:
     return ProjectList(tuple(store.list_projects()))
 
 
+def list_projects_read_only(vault: str | os.PathLike[str], db: str | None = None) -> ProjectList:
+    """The projects, read without writing (none while there is no database yet)."""
+    store = _read_only(vault, db)
+    if store is None:
+        return ProjectList(())
+    with store:
+        return list_projects(store)
+
+
+def get_task_read_only(vault: str | os.PathLike[str], db: str | None, task_id: str) -> TaskResult:
+    """:func:`get_task`, read without writing."""
+    store = _read_only(vault, db)
+    if store is None:
+        raise NotFoundError(
+            f"task {task_id!r} does not exist (the vault has no database yet)",
+            hint="create it with 'roster task create'",
+        )
+    with store:
+        return get_task(store, task_id)
+
+
+def _read_only(vault: str | os.PathLike[str], db: str | None) -> Store | None:
+    from agent_roster.commands.vault_view import open_existing
+    from agent_roster.sync import binding
+    from agent_roster.vault.paths import VaultLayout
+
+    store = open_existing(vault, db)
+    if store is not None:
+        try:
+            binding.check(store, VaultLayout(vault))
+        except BaseException:
+            store.close()
+            raise
+    return store
+
+
 def create_task(
     store: Store, task_id: str, project_id: str, title: str = "", profile_id: str | None = None
 ) -> TaskResult:

@@ -10,13 +10,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from agent_roster.argv import check_runnable
-from agent_roster.errors import UsageError
+from agent_roster.diagnostics import Diagnostic
+from agent_roster.errors import InvalidDocumentError, UsageError
 from agent_roster.resolve.cascade import Resolution, resolve, resolve_task
-from agent_roster.resolve.config import load_config
+from agent_roster.resolve.config import LoadedConfig, load_config
 from agent_roster.resolve.index import ProfileIndex
 from agent_roster.resolve.launch import TOKEN_ENV, LaunchSpec, build_cached
 from agent_roster.store import Store, default_db_path
 from agent_roster.sync.engine import SyncEngine
+from agent_roster.vault.paths import CONFIG_FILE
 from agent_roster.vault.writer import atomic_write
 
 if TYPE_CHECKING:
@@ -32,9 +34,19 @@ INSTALL_HINTS = {
 class Resolved(NamedTuple):
     resolution: Resolution
     launch: LaunchSpec
+    #: roster.toml's problems: with an error, built-in defaults stand in for what it could
+    #: not say, and the resolution shows them as warnings (issue 11 item 5).
+    config: tuple[Diagnostic, ...] = ()
+    #: Why a profile resolved from its last synced version (its file fails to parse now).
+    notes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {**self.resolution.to_dict(), "launch": self.launch.to_dict()}
+        return {
+            **self.resolution.to_dict(),
+            "launch": self.launch.to_dict(),
+            "config": [d.to_dict() for d in self.config],
+            "notes": list(self.notes),
+        }
 
 
 def state_dir(vault: str | os.PathLike[str]) -> Path:
@@ -57,9 +69,11 @@ def running_daemon(vault: str | os.PathLike[str]) -> Attachment | None:
     return find(state_dir(vault))
 
 
-def build_index(store: Store, vault: str | os.PathLike[str]) -> ProfileIndex:
+def build_index(
+    store: Store, vault: str | os.PathLike[str], loaded: LoadedConfig | None = None
+) -> ProfileIndex:
     """Sync the vault, then load the index from the store (one query per table)."""
-    loaded = load_config(vault)
+    loaded = loaded or load_config(vault)
     embedded = loaded.config.embedded
     SyncEngine(store, vault, embedded=embedded.name, commands=embedded.commands).sync()
     return ProfileIndex(
@@ -79,10 +93,12 @@ def resolve_launch(
     profile: str | None = None,
     project: str | None = None,
     daemon: Attachment | None = None,
+    config: tuple[Diagnostic, ...] = (),
 ) -> Resolved:
     """Resolve a task (the cascade) or one profile, and build its launch spec; with
     ``daemon`` (the running ``roster up``, :func:`running_daemon`) a
-    claude_sdk spec attaches its embedded server, with this launch's own token."""
+    claude_sdk spec attaches its embedded server, with this launch's own token. ``config``
+    is roster.toml's problems, carried along to be shown."""
     if (task is None) == (profile is None):
         raise UsageError("give exactly one of --task and --profile")
     if task is not None:
@@ -92,16 +108,25 @@ def resolve_launch(
     else:
         resolution = resolve(index, project=project, profile=profile)
     if daemon is None:
-        return Resolved(resolution, build_cached(index, resolution, state_dir(vault)))
+        spec = build_cached(index, resolution, state_dir(vault))
+        return Resolved(resolution, spec, config)
     spec = build_cached(index, resolution, state_dir(vault), daemon.mcp_url)
     if any(TOKEN_ENV in text for text in spec.files.values()):
         spec = spec._replace(env={**spec.env, TOKEN_ENV: daemon.token(resolution)})
-    return Resolved(resolution, spec)
+    return Resolved(resolution, spec, config)
 
 
 def run_launch(resolved: Resolved, prompt: str, *, cwd: str | None = None) -> int:
     """Write the launch files and run the runtime's CLI with ``prompt``; returns its exit
     code. Raises UsageError, with the install command, when the CLI is not installed."""
+    errors = [d for d in resolved.config if d.is_error]
+    if errors:
+        # Never launch with a configuration roster could not read: the built-in defaults
+        # standing in for it may allow more than the file meant to (permission_mode).
+        raise InvalidDocumentError(
+            f"{CONFIG_FILE} has errors; roster run does not launch until they are fixed",
+            errors,
+        )
     spec = resolved.launch
     argv = spec.command(prompt)
     if not argv:

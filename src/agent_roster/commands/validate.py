@@ -16,6 +16,7 @@ from agent_roster.errors import UsageError, VaultError
 from agent_roster.resolve.config import load_config
 from agent_roster.vault.guard import read_in_vault
 from agent_roster.vault.loader import VaultSnapshot, load_vault, locate_vault
+from agent_roster.vault.paths import CONFIG_FILE
 from agent_roster.vault.profile_parser import parse_profile
 
 
@@ -63,9 +64,12 @@ def validate(
     for target in targets:
         path = Path(target)
         if path.is_dir():
-            snapshot = _load(path, db)
+            snapshot, config = _load(path, db)
             files += snapshot.files
-            found.extend(_rebased(_all(snapshot), path, base))
+            found.extend(_rebased([*config, *_all(snapshot)], path, base))
+        elif path.is_file() and path.name == CONFIG_FILE:
+            files += 1
+            found.extend(_rebased(load_config(path.parent).diagnostics, path.parent, base))
         elif path.is_file():
             files += 1
             found.extend(_validate_file(path, base, db))
@@ -95,8 +99,9 @@ def _validate_file(path: Path, base: Path, db: str | None) -> list[Diagnostic]:
         )
         return [note, *parsed.diagnostics]
     root, rel = located
-    snapshot = _load(root, db)
-    return _rebased([d for d in _all(snapshot) if d.path == rel], root, base)
+    snapshot, config = _load(root, db)
+    every = [*config, *_all(snapshot)]
+    return _rebased([d for d in every if d.path == rel], root, base)
 
 
 def _all(snapshot: VaultSnapshot) -> list[Diagnostic]:
@@ -121,18 +126,21 @@ def _all(snapshot: VaultSnapshot) -> list[Diagnostic]:
     return found
 
 
-def _load(root: Path, db: str | None = None) -> VaultSnapshot:
-    # roster.toml names the embedded server and its extra commands: bare names of those
-    # are known tools.
+def _load(root: Path, db: str | None = None) -> tuple[VaultSnapshot, tuple[Diagnostic, ...]]:
+    """The vault's snapshot, and roster.toml's diagnostics (issue 11 item 5: a broken
+    roster.toml fails validate). roster.toml names the embedded server and its extra
+    commands: bare names of those are known tools."""
     from agent_roster.commands.probe import stored_tool_names
 
-    embedded = load_config(root).config.embedded
-    return load_vault(
+    loaded = load_config(root)
+    embedded = loaded.config.embedded
+    snapshot = load_vault(
         root,
         embedded=embedded.name,
         commands=embedded.commands,
         catalog=stored_tool_names(root, db),
     )
+    return snapshot, loaded.diagnostics
 
 
 def _rebased(diagnostics: Sequence[Diagnostic], root: Path, base: Path) -> list[Diagnostic]:

@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import subprocess
+import tempfile
 from collections.abc import Sequence
 
 import msgspec
@@ -81,7 +82,11 @@ def npm_present(npm: str, specs: Sequence[str], timeout: float) -> dict[str, str
     if program is None:
         raise LookupFailed(f"{npm} is not on PATH")
     argv = npm_list_global(specs, npm=program)
-    completed = _run(argv, timeout)
+    # A check only reads (issue 13 item 3): npm writes a debug log under ~/.npm/_logs when
+    # ls finds a package missing, and makes ~/.npm for its cache; neither here.
+    with tempfile.TemporaryDirectory(prefix="roster-npm-") as cache:
+        env = {**quiet_environment(), "npm_config_logs_max": "0", "npm_config_cache": cache}
+        completed = _run(argv, timeout, env)
     try:
         data = json.loads(completed.stdout or "{}")
     except ValueError:
@@ -106,7 +111,9 @@ def run_lookup(argv: Sequence[str], timeout: float) -> str:
     return completed.stdout
 
 
-def _run(argv: Sequence[str], timeout: float) -> subprocess.CompletedProcess[str]:
+def _run(
+    argv: Sequence[str], timeout: float, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     try:
         return subprocess.run(
             list(argv),
@@ -115,7 +122,7 @@ def _run(argv: Sequence[str], timeout: float) -> subprocess.CompletedProcess[str
             timeout=timeout,
             check=False,
             stdin=subprocess.DEVNULL,
-            env=quiet_environment(),
+            env=env or quiet_environment(),
         )
     except FileNotFoundError:
         raise LookupFailed(f"{argv[0]} is not installed") from None

@@ -87,9 +87,19 @@ class RosterConfig(msgspec.Struct, frozen=True, kw_only=True):
     source: str = CONFIG_FILE
 
 
+_NOTHING_APPLIES = f"nothing in {CONFIG_FILE} applies until this is fixed"
+
+
 class LoadedConfig(NamedTuple):
+    """roster.toml as read now: what applies, and every problem found in it (located, in
+    our own words: none depends on the Python version's tomllib messages)."""
+
     config: RosterConfig
     diagnostics: tuple[Diagnostic, ...]
+
+    @property
+    def errors(self) -> tuple[Diagnostic, ...]:
+        return tuple(d for d in self.diagnostics if d.is_error)
 
 
 def _base_defaults() -> AgentProfile:
@@ -98,38 +108,56 @@ def _base_defaults() -> AgentProfile:
     )
 
 
+def built_in() -> RosterConfig:
+    """The configuration of a vault without roster.toml."""
+    return RosterConfig(defaults=_base_defaults())
+
+
 def load_config(vault: str | os.PathLike[str]) -> LoadedConfig:
     """Read ``roster.toml`` (absent: built-in defaults). Problems are diagnostics; a bad
-    value is dropped so the built-in default applies, never a half-read value."""
+    value is dropped so the built-in default applies, never a half-read value, and a file
+    that is not TOML at all applies nothing (the caller says so: ``roster up`` keeps its
+    last good configuration instead)."""
     path = Path(vault) / CONFIG_FILE
-    out: list[Diagnostic] = []
     if not path.is_file():
-        return LoadedConfig(RosterConfig(defaults=_base_defaults()), ())
+        return LoadedConfig(built_in(), ())
     try:
         # Through the vault guard: a roster.toml linking outside the vault is not read.
-        text = read_in_vault(VaultLayout(vault), path).decode("utf-8")
+        raw = read_in_vault(VaultLayout(vault), path)
     except PathOutsideVaultError as exc:
-        out.extend(exc.diagnostics)
-        return LoadedConfig(RosterConfig(defaults=_base_defaults()), tuple(out))
-    except (OSError, UnicodeDecodeError) as exc:
-        out.append(
-            dx.make("file-unreadable", f"cannot read {CONFIG_FILE}: {exc}", path=CONFIG_FILE)
+        return LoadedConfig(built_in(), tuple(exc.diagnostics))
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        problem = dx.make(
+            "file-unreadable",
+            f"cannot read {CONFIG_FILE}: {reason}",
+            path=CONFIG_FILE,
+            hint="check the file's permissions",
         )
-        return LoadedConfig(RosterConfig(defaults=_base_defaults()), tuple(out))
+        return LoadedConfig(built_in(), (problem,))
+    return parse_config(raw)
+
+
+def parse_config(raw: bytes) -> LoadedConfig:
+    """roster.toml's bytes as a configuration and its diagnostics."""
+    out: list[Diagnostic] = []
+    text = _decode(raw, out)
+    if text is None:
+        return LoadedConfig(built_in(), tuple(out))
     data = parse_toml(text)
     if isinstance(data, TomlProblem):
         # Located and worded by roster, the same on every Python (vault/toml_syntax.py).
         out.append(
             dx.make(
-                "yaml-invalid",
-                f"invalid TOML in {CONFIG_FILE}: {data.message}",
+                "toml-invalid",
+                f"invalid TOML: {data.message}; {_NOTHING_APPLIES}",
                 path=CONFIG_FILE,
                 line=data.line,
                 column=data.column,
                 hint=data.hint,
             )
         )
-        return LoadedConfig(RosterConfig(defaults=_base_defaults()), tuple(out))
+        return LoadedConfig(built_in(), tuple(out))
     at = _Locator(text)
     for key in data:
         if key not in TABLES:
@@ -149,6 +177,25 @@ def load_config(vault: str | os.PathLike[str]) -> LoadedConfig:
     notify = parse_notify(data.get("notify", {}), text, out)
     config = RosterConfig(defaults=defaults, embedded=embedded, install=install, notify=notify)
     return LoadedConfig(config, tuple(out))
+
+
+def _decode(raw: bytes, out: list[Diagnostic]) -> str | None:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        before = raw[: exc.start]
+        out.append(
+            dx.make(
+                "encoding-invalid",
+                f"byte 0x{raw[exc.start]:02x} is not valid UTF-8; {_NOTHING_APPLIES}",
+                path=CONFIG_FILE,
+                line=before.count(b"\n") + 1,
+                column=len(before.decode("utf-8", "replace").rpartition("\n")[2]) + 1,
+                hint=f"save {CONFIG_FILE} as UTF-8",
+            )
+        )
+        return None
+    return text.removeprefix("\ufeff")  # a BOM, as some editors write one
 
 
 def _install(table: Any, out: list[Diagnostic], locate: _Locator) -> InstallPolicy:
@@ -204,22 +251,63 @@ def _problem(
     out.append(dx.make(code, message, path=CONFIG_FILE, hint=hint, line=at[0], column=at[1]))
 
 
+def _shown(value: Any) -> str:
+    """A TOML value as the user wrote it, roughly: strings quoted, the rest as TOML spells
+    it (``true``, ``5``, ``[...]``)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return repr(value)
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, list):
+        return "an array"
+    return str(value)
+
+
+def _one_of(
+    out: list[Diagnostic], key: str, value: Any, choices: tuple[str, ...], at: tuple[int, int]
+) -> bool:
+    """A value that must be one of ``choices``: a type error for a non-string, a value
+    error (with a did-you-mean) for an unknown string. True when it is one."""
+    listed = ", ".join(choices)
+    example = f'write {key} = "{choices[0]}"'
+    if not isinstance(value, str):
+        _problem(
+            out,
+            f"[defaults] {key} must be a string, one of {listed}; got {_shown(value)}",
+            example,
+            at=at,
+            code="field-type",
+        )
+        return False
+    if value not in choices:
+        _problem(
+            out,
+            f"[defaults] {key} {value!r} is not one of {listed}",
+            did_you_mean(value, choices) or example,
+            at=at,
+        )
+        return False
+    return True
+
+
 def _defaults(table: Any, out: list[Diagnostic], locate: _Locator) -> AgentProfile:
     fields: dict[str, Any] = {}
     if not isinstance(table, dict):
-        _problem(out, "[defaults] must be a table", at=locate("defaults"))
+        _problem(
+            out,
+            f"[defaults] must be a table, got {_shown(table)}",
+            "write [defaults] on a line of its own, with its keys below it",
+            at=locate("defaults"),
+            code="field-type",
+        )
         return _base_defaults()
     for key, value in table.items():
         if key == "runtime":
-            if value in {r.value for r in Runtime}:
+            runtimes = tuple(r.value for r in Runtime)
+            if _one_of(out, key, value, runtimes, locate("defaults", key)):
                 fields["runtime"] = Runtime(value)
-            else:
-                _problem(
-                    out,
-                    f"[defaults] runtime {value!r} is not one of "
-                    + ", ".join(r.value for r in Runtime),
-                    at=locate("defaults", key),
-                )
         elif key in ("model", "provider"):
             if key == "model" and isinstance(value, str) and value.strip():
                 problem = option_problem(value.strip())
@@ -239,15 +327,8 @@ def _defaults(table: Any, out: list[Diagnostic], locate: _Locator) -> AgentProfi
                     out, f"[defaults] {key} must be a non-empty string", at=locate("defaults", key)
                 )
         elif key == "permission_mode":
-            if value in PERMISSION_MODES:
+            if _one_of(out, key, value, tuple(PERMISSION_MODES), locate("defaults", key)):
                 fields[key] = value
-            else:
-                _problem(
-                    out,
-                    f"[defaults] permission_mode {value!r} is not one of "
-                    + ", ".join(PERMISSION_MODES),
-                    at=locate("defaults", key),
-                )
         elif key in ("allowed_tools", "denied_tools"):
             if isinstance(value, list) and all(isinstance(v, str) and v for v in value):
                 bad = [v for v in value if option_problem(v) is not None]
@@ -305,7 +386,12 @@ def _embedded(table: Any, out: list[Diagnostic], locate: _Locator) -> EmbeddedSe
                 fields["name"] = value
             else:
                 _problem(
-                    out, f"[embedded_server] name {problem}", at=locate("embedded_server", key)
+                    out,
+                    f"[embedded_server] name {_shown(value)} {problem}",
+                    "the name becomes an MCP server name and a file name: use letters, "
+                    'digits, "-" and "_", for example name = "agent-queue"',
+                    at=locate("embedded_server", key),
+                    code="name-unsafe",
                 )
         elif key == "url":
             if isinstance(value, str) and value.startswith(("http://", "https://")):

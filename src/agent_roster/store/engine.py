@@ -24,6 +24,8 @@ upgrades from reading to writing gets ``SQLITE_BUSY`` immediately, without waiti
 from __future__ import annotations
 
 import os
+import sqlite3
+import time
 from pathlib import Path
 from typing import Any
 
@@ -86,12 +88,39 @@ def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
     dbapi_connection.isolation_level = None
     cursor = dbapi_connection.cursor()
     try:
-        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        _wal(cursor)
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
     finally:
         cursor.close()
+
+
+def _wal(cursor: Any) -> None:
+    """Put the database in WAL mode, waiting for other connections as a write would.
+
+    Switching a brand-new database to WAL needs an exclusive lock, and SQLite answers
+    ``database is locked`` at once, without calling the busy handler, when another process
+    is doing the same (two ``roster sync`` on a new database: issue 11 item 7). WAL is
+    persistent, so this is only ever contended on a new file: ask what the mode is first,
+    and retry the switch until the busy timeout has passed."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    pause = 0.002
+    while True:
+        try:
+            mode = cursor.execute("PRAGMA journal_mode").fetchone()[0]
+            if str(mode).lower() != "wal":
+                cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            # The primary result code (the low byte): SQLITE_BUSY, or SQLITE_LOCKED.
+            code = getattr(exc, "sqlite_errorcode", sqlite3.SQLITE_BUSY) & 0xFF
+            if code not in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+                raise
+            if time.monotonic() >= deadline:
+                raise
+        time.sleep(pause)
+        pause = min(pause * 2, 0.05)
 
 
 def _sqlite_begin(conn: Connection) -> None:

@@ -23,6 +23,7 @@ from agent_roster.store import catalog, events, mcp, profiles, projects, tasks
 from agent_roster.store import migrate as migrations
 from agent_roster.store.common import UNSET, Unset, now
 from agent_roster.store.engine import create_engine, writer
+from agent_roster.store.sync_lock import sync_lock
 
 Key = tuple[str, str | None]
 
@@ -91,6 +92,13 @@ class Store:
         """One write transaction: committed on success, rolled back on any exception."""
         with self._writer.begin() as conn:
             yield conn
+
+    @contextmanager
+    def sync_lock(self) -> Iterator[None]:
+        """Hold the database's sync lock for a whole sync: a second sync (another process,
+        or ``roster watch``) waits until this one is done (``store/sync_lock.py``)."""
+        with sync_lock(self._engine):
+            yield
 
     @contextmanager
     def _read(self) -> Iterator[Connection]:

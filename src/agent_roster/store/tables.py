@@ -229,3 +229,13 @@ mcp_tool_catalog = Table(
     Column("probed_at", Double, nullable=False),
     Column("elapsed_ms", Double, nullable=False),
 )
+
+# Facts about the database itself, one value per key: ``vault.path`` (the real path of the
+# vault it belongs to), ``vault.id`` (that vault's id, from its ``.roster-vault-id``) and
+# ``vault.bound_at``. A database belongs to one vault (issue 13 item 2).
+store_meta = Table(
+    "store_meta",
+    metadata,
+    Column("key", Text, primary_key=True),
+    Column("value", Text, nullable=False),
+)

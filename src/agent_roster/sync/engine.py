@@ -35,7 +35,8 @@ from agent_roster.store import sync_files
 from agent_roster.store.events import SyncEvent, SyncEventKind
 from agent_roster.store.facade import Store
 from agent_roster.store.sync_files import FAILED, MISSING, FileState
-from agent_roster.sync import writer
+from agent_roster.sync import binding, writer
+from agent_roster.sync.binding import Bound
 from agent_roster.sync.bus import EventBus
 from agent_roster.sync.knowledge import available_packs, copy_starter_knowledge
 from agent_roster.sync.outcomes import (
@@ -87,12 +88,22 @@ class SyncReport(NamedTuple):
     #: symlink leading outside the vault, ...), and starter files not copied. They are the
     #: vault's current state, reported by every sync; rows under them are left as they are.
     diagnostics: tuple[Diagnostic, ...] = ()
+    #: roster.toml's problems (``roster sync`` reads it for the embedded server's name).
+    config: tuple[Diagnostic, ...] = ()
+    #: What changed about the vault the database belongs to (``--rebind``, a move), or "".
+    vault_note: str = ""
+
+    @property
+    def problems(self) -> bool:
+        """A file fails, one is refused, or roster.toml has errors: exit 1."""
+        return bool(self.failing) or any(d.is_error for d in (*self.diagnostics, *self.config))
 
     def to_dict(self) -> dict[str, Any]:
         data = self._asdict()
         data["starter_files"] = list(self.starter_files)
         data["events"] = [msgspec.to_builtins(e) for e in self.events]
         data["diagnostics"] = [d.to_dict() for d in self.diagnostics]
+        data["config"] = [d.to_dict() for d in self.config]
         return data
 
 
@@ -111,6 +122,7 @@ class SyncEngine:
         batch_size: int = 2000,
         copy_starter: bool = True,
         index: ProfileIndex | None = None,
+        rebind: bool = False,
     ) -> None:
         self.store = store
         self.layout = VaultLayout(vault)
@@ -124,6 +136,10 @@ class SyncEngine:
         self._failing: int | None = None
         #: The resolution index this sync keeps current (issue 4: lookups come from memory).
         self.index = index
+        #: Bind the database to this vault even when it belongs to another (sync --rebind);
+        #: only the first sync of the engine does.
+        self.rebind = rebind
+        self._bound: Bound | None = None
 
     # -- public -------------------------------------------------------------------------------
     def sync(
@@ -135,8 +151,27 @@ class SyncEngine:
     ) -> SyncReport:
         """Sync the whole vault (``paths=None``) or only the given vault-relative paths.
         ``progress(done, total)`` is told about each changed file parsed (``roster up``
-        shows a bar on a large vault)."""
+        shows a bar on a large vault). Another sync of the same database (another process,
+        a watcher) waits until this one is done."""
+        with self.store.sync_lock():
+            return self._sync(paths, prune=prune, progress=progress)
+
+    def _sync(
+        self,
+        paths: Iterable[str] | None,
+        *,
+        prune: bool,
+        progress: Callable[[int, int], None] | None,
+    ) -> SyncReport:
         started = time.perf_counter()
+        # A database belongs to one vault (issue 13 item 2): checked by every full sync,
+        # and before the first of the engine, so another vault's rows are never marked
+        # deleted by mistake.
+        note = ""
+        if paths is None or self._bound is None:
+            first = self._bound is None
+            self._bound = binding.bind(self.store, self.layout, rebind=self.rebind and first)
+            note = self._bound.note
         states = self._load_states(reload=paths is None)
         skipped: list[Diagnostic] = []
         if paths is None:
@@ -220,6 +255,7 @@ class SyncEngine:
             events=tuple(recorded),
             seconds=0.0,
             diagnostics=tuple(skipped),
+            vault_note=note,
         )
         return report._replace(
             seconds=time.perf_counter() - started, failing=self._failing_count(states, report)
