@@ -138,6 +138,16 @@ CODES: dict[str, tuple[Severity, str]] = {
         E,
         "a profile or server cannot be written for the target harness without changing its meaning",
     ),
+    "render-widens": (
+        E,
+        "the harness cannot hold a restriction of the profile: the agent would be allowed "
+        "more than the profile says, so it is not written (--allow-widening writes it)",
+    ),
+    "import-inexact": (
+        E,
+        "an agent's permission rules cannot be written as the vault's permission object "
+        "without changing a decision; it is not imported",
+    ),
     "import-exists": (
         E,
         "the vault already has a file for this agent or server; --overwrite replaces it",

@@ -23,6 +23,7 @@ from agent_roster.codecs.base import (
     Roots,
     Scope,
 )
+from agent_roster.codecs.guard import render_guarded
 from agent_roster.model.mcp import McpServer
 from agent_roster.model.profile import AgentProfile
 
@@ -146,6 +147,8 @@ def render_and_discover(
     servers: Mapping[str, McpServer],
     scope: Scope = Scope.PROJECT,
     root: Path | None = None,
+    *,
+    allow_widening: bool = False,
 ) -> tuple[Rendering, Discovery]:
     """Render into a fresh workspace (or home, for user scope) and discover from it."""
     base = root or Path(tempfile.mkdtemp(prefix=f"roundtrip-{codec.name}-"))
@@ -153,13 +156,20 @@ def render_and_discover(
     workspace.mkdir(parents=True, exist_ok=True)
     home.mkdir(parents=True, exist_ok=True)
     target = workspace if scope is Scope.PROJECT else home
-    request = RenderRequest(profiles=tuple(profiles), servers=dict(servers), scope=scope)
+    request = RenderRequest(
+        profiles=tuple(profiles),
+        servers=dict(servers),
+        scope=scope,
+        allow_widening=allow_widening,
+    )
 
     def existing(rel: str) -> str | None:
         path = target / rel
         return path.read_text(encoding="utf-8") if path.is_file() else None
 
-    rendering = codec.render(request, existing)
+    # As `roster render` does: the codec, then the check that refuses an agent the harness
+    # would let do more than its profile (codecs/guard.py).
+    rendering = render_guarded(codec, request, existing)
     write_rendering(rendering, target)
     return rendering, codec.discover(Roots(workspace=workspace, home=home))
 
@@ -198,11 +208,29 @@ def effective_rule_list(profile: AgentProfile) -> list[tuple[str, str, str]]:
     ]
 
 
+def same_decisions(original: AgentProfile, back: AgentProfile) -> bool:
+    """Whether ``back`` decides every call ``original`` restricts as ``original`` does (the
+    render check's probes of both). A call ``original`` says nothing about is the runtime's
+    default, which an import writes as the harness's own default (issue 12 item 2)."""
+    from agent_roster.codecs.semantics import canonical, check_probes
+
+    for probe in dict.fromkeys((*check_probes(original), *check_probes(back))):
+        want = canonical(original, probe)
+        if want.rule is not None and canonical(back, probe).action != want.action:
+            return False
+    return True
+
+
 def same_field(original: AgentProfile, back: AgentProfile, field: str) -> bool:
-    """Whether ``field`` survived the round trip (permission fields: as a whole)."""
+    """Whether ``field`` survived the round trip (permission fields: as a whole, by the
+    decisions they make)."""
     if field_value(original, field) == field_value(back, field):
         return True
-    return field in PERMISSION_FIELDS and effective_rule_list(original) == effective_rule_list(back)
+    if field not in PERMISSION_FIELDS:
+        return False
+    return effective_rule_list(original) == effective_rule_list(back) or same_decisions(
+        original, back
+    )
 
 
 def roundtrip_differences(

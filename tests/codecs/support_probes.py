@@ -2,9 +2,11 @@
 
 For every field, a few values (``PROBES``) are set on a base profile every codec renders
 cleanly; what the render reports for that field is its outcome: the losses it lists for
-the field (translated / embedded / dropped), an error it raises that the base render does
-not (refused), or nothing (kept). ``observed`` collects them per field, so the matrix test
-can compare them with what each codec declares (``Codec.support``).
+the field (translated / embedded / dropped / refused), an error it raises that the base
+render does not (refused: the harness refuses the value, or cannot hold a restriction and
+the render check refuses the agent), or nothing (kept). ``observed`` collects them per
+field, so the matrix test can compare them with what each codec declares
+(``Codec.support``).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from agent_roster.codecs.base import Codec, Rendering, RenderRequest, Scope
+from agent_roster.codecs.guard import render_guarded
 from agent_roster.codecs.support import FIELDS, Support
 from agent_roster.model.mcp import McpServer, Transport
 from agent_roster.model.profile import (
@@ -101,8 +104,10 @@ assert tuple(PROBES) == FIELDS
 
 
 def _render(codec: Codec, profile: AgentProfile, scope: Scope) -> Rendering:
+    # What `roster render` does: the codec, then the check that refuses an agent the
+    # harness would let do more than its profile (codecs/guard.py).
     request = RenderRequest(profiles=(profile,), servers=SERVERS, scope=scope)
-    return codec.render(request, lambda rel: None)
+    return render_guarded(codec, request, lambda rel: None)
 
 
 def _errors(rendering: Rendering) -> set[str]:

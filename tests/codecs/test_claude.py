@@ -12,7 +12,7 @@ import pytest
 
 from agent_roster.codecs.base import Discovery, LossOutcome, Rendering, Scope
 from agent_roster.codecs.claude.codec import CODEC
-from agent_roster.codecs.claude.read import split_tools
+from agent_roster.codecs.claude.semantics import split_tools
 from agent_roster.codecs.native_md import read_native
 from agent_roster.commands.harness import load_effective
 from agent_roster.model.mcp import McpServer, Transport
@@ -143,10 +143,18 @@ def test_tools_parsing_follows_claude(tmp_path: Path) -> None:
         },
     )
     a, b, c = found.profiles
+    ask, allow = PermissionAction.ASK, PermissionAction.ALLOW
     assert a.allowed_tools == ("Read", "get_task") and a.denied_tools == ("Write",)
-    assert b.allowed_tools == () and b.permission == ()
-    assert c.permission == (PermissionRule(permission="*", action=PermissionAction.DENY),)
-    assert any(loss.profile == "c" and loss.field == "allowed_tools" for loss in found.losses)
+    # The default mode asks before an MCP tool: written out (issue 12 item 2).
+    assert a.permission == (PermissionRule(permission="agent-queue_get_task", action=ask),)
+    # '*' is every tool: the mode's decisions, the catch-all first.
+    assert b.allowed_tools == () and not b.tools_exact
+    assert b.permission[:2] == (
+        PermissionRule(permission="*", action=ask),
+        PermissionRule(permission="Read", action=allow),
+    )
+    # [] is no tools at all: the exact empty set, never "the runtime's default".
+    assert (c.allowed_tools, c.tools_exact, c.permission) == ((), True, ())
 
 
 def test_dont_ask_is_carried_and_reported(tmp_path: Path) -> None:
@@ -235,16 +243,17 @@ def test_render_writes_every_field() -> None:
         "effort": "high",
     }
     body = files[".claude/agents/helper.md"]
-    assert "<!-- roster:embedded -->" in body
-    assert "Use Bash only with arguments matching `git log *`." in body
-    assert "Never use Bash with `rm -rf *`" in body
+    # Prompt text is not a restriction (issue 12 item 2): nothing is added to the prompt;
+    # the render check refuses what Claude Code cannot hold (test_never_widen.py).
+    assert "roster:embedded" not in body and "rm -rf" not in body
     assert json.loads(files[".mcp.json"]) == {
         "mcpServers": {"gh": {"type": "stdio", "command": "npx", "env": {"T": "${T:-x}"}}}
     }
     outcomes = {(loss.field, loss.outcome) for loss in rendering.losses}
-    assert ("denied_tools", LossOutcome.EMBEDDED) in outcomes
+    assert ("denied_tools", LossOutcome.DROPPED) in outcomes
     assert ("allowed_tools", LossOutcome.TRANSLATED) in outcomes
     assert ("harness", LossOutcome.DROPPED) in outcomes
+    assert not any(outcome is LossOutcome.EMBEDDED for _, outcome in outcomes)
 
 
 def test_permission_rules_map_to_tool_lists() -> None:
@@ -258,11 +267,30 @@ def test_permission_rules_map_to_tool_lists() -> None:
     rendering = render([profile(permission=rules)])
     content = rendering.files[0].content
     data = frontmatter(content)
-    assert data["tools"] == ["Read"]  # NotebookRead is retired in Claude Code 2.x
-    assert data["disallowedTools"] == ["Write", "Edit", "NotebookEdit"]
-    assert "You may use `bash` with an argument matching `git *`." in content
+    # '*: deny' first: an explicit tools list of what the rules do not deny; WebFetch
+    # asks in Claude's default mode as the rule says; the git-only shell is not granted
+    # (Claude cannot narrow a tool by argument), which is stricter.
+    assert data["tools"] == ["Read", "WebFetch"]
+    assert "disallowedTools" not in data
+    assert "roster:embedded" not in content
     by_outcome = {loss.outcome for loss in rendering.losses if loss.field == "permission"}
-    assert by_outcome == {LossOutcome.TRANSLATED, LossOutcome.EMBEDDED, LossOutcome.DROPPED}
+    assert by_outcome == {LossOutcome.TRANSLATED}
+
+
+def test_rules_claude_decides_otherwise_become_disallowed_or_stricter() -> None:
+    rules = (
+        PermissionRule(permission="*", action=PermissionAction.ALLOW),
+        PermissionRule(permission="bash", action=PermissionAction.DENY),
+        PermissionRule(permission="read", action=PermissionAction.ASK),
+    )
+    rendering = render([profile(permission=rules)])
+    data = frontmatter(rendering.files[0].content)
+    assert "tools" not in data  # nothing is denied by default: every tool stays
+    # Bash is denied; Read asks, which Claude Code cannot do for a read: denied too.
+    assert data["disallowedTools"] == ["Read", "Bash"]
+    details = [loss.detail for loss in rendering.losses if loss.field == "permission"]
+    assert "Read: ask becomes deny" in " ".join(details)
+    assert any(d.startswith("Edit, Write, WebFetch, WebSearch: allow becomes ask") for d in details)
 
 
 def test_render_refuses_what_claude_would_not_load() -> None:

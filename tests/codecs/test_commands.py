@@ -43,31 +43,37 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
 
 def test_render_writes_then_reports_unchanged(vault: Path, tmp_path: Path) -> None:
     out = tmp_path / "ws"
-    first = render_agents(vault, ["claude"], out=out)
+    first = render_agents(vault, ["claude"], out=out, allow_widening=True)
     assert first.ok
     agent = out / ".claude" / "agents" / "coding.md"
     assert agent.is_file()
     assert {f.status for f in first.files} == {CREATED}
-    second = render_agents(vault, ["claude"], out=out)
+    second = render_agents(vault, ["claude"], out=out, allow_widening=True)
     assert {f.status for f in second.files} == {UNCHANGED}
     assert second.changed == ()
 
 
 def test_render_check_and_dry_run_write_nothing(vault: Path, tmp_path: Path) -> None:
     out = tmp_path / "ws"
-    render_agents(vault, ["claude"], out=out, ids=["coding"])
+    render_agents(vault, ["claude"], out=out, ids=["coding"], allow_widening=True)
     agent = out / ".claude" / "agents" / "coding.md"
     agent.write_text(agent.read_text() + "\nhand edit\n")
     before = agent.read_text()
-    checked = render_agents(vault, ["claude"], out=out, ids=["coding"], check=True)
+    checked = render_agents(
+        vault, ["claude"], out=out, ids=["coding"], check=True, allow_widening=True
+    )
     assert not checked.ok
     assert [f.status for f in checked.changed] == [UPDATED]
-    dry = render_agents(vault, ["claude"], out=out, ids=["coding"], dry_run=True)
+    dry = render_agents(
+        vault, ["claude"], out=out, ids=["coding"], dry_run=True, allow_widening=True
+    )
     diff = next(f.diff for f in dry.files if f.path.endswith("coding.md"))
     assert "-hand edit" in diff
     assert agent.read_text() == before  # neither wrote
-    assert render_agents(vault, ["claude"], out=out, ids=["coding"]).ok
-    assert render_agents(vault, ["claude"], out=out, ids=["coding"], check=True).ok
+    assert render_agents(vault, ["claude"], out=out, ids=["coding"], allow_widening=True).ok
+    assert render_agents(
+        vault, ["claude"], out=out, ids=["coding"], check=True, allow_widening=True
+    ).ok
 
 
 def test_render_cli_check_exit_codes(
@@ -75,6 +81,7 @@ def test_render_cli_check_exit_codes(
 ) -> None:
     out = tmp_path / "ws"
     args = ("--vault", str(vault), "render", "--to", "claude", "--out", str(out))
+    args += ("--allow-widening",)  # the example's coding agent: see test_never_widen.py
     code, _, _ = run(capsys, *args, "--check")
     assert code == 1  # nothing rendered yet: every file differs
     code, stdout, _ = run(capsys, *args)
@@ -85,7 +92,7 @@ def test_render_cli_check_exit_codes(
 
 def test_render_unknown_id_is_a_usage_error(vault: Path, tmp_path: Path) -> None:
     with pytest.raises(NotFoundError, match="no profile 'codin'"):
-        render_agents(vault, ["claude"], out=tmp_path, ids=["codin"])
+        render_agents(vault, ["claude"], out=tmp_path, ids=["codin"], allow_widening=True)
     with pytest.raises(UsageError, match="unknown harness"):
         render_agents(vault, ["claud"], out=tmp_path)
 
@@ -124,7 +131,7 @@ def test_render_never_writes_outside_out(
 
 def test_import_round_trip_into_an_empty_vault(vault: Path, tmp_path: Path) -> None:
     ws = tmp_path / "ws"
-    render_agents(vault, ["claude"], out=ws)
+    render_agents(vault, ["claude"], out=ws, allow_widening=True)
     fresh = tmp_path / "fresh"
     fresh.mkdir()
     report = import_agents(fresh, "claude", workspace=ws, home=tmp_path / "home")
@@ -138,7 +145,7 @@ def test_import_round_trip_into_an_empty_vault(vault: Path, tmp_path: Path) -> N
 
 def test_import_never_overwrites_without_flag(vault: Path, tmp_path: Path) -> None:
     ws = tmp_path / "ws"
-    render_agents(vault, ["claude"], out=ws, ids=["coding"])
+    render_agents(vault, ["claude"], out=ws, ids=["coding"], allow_widening=True)
     agent = ws / ".claude" / "agents" / "coding.md"
     agent.write_text(agent.read_text().replace("software engineering agent", "SE agent"))
     target = vault / "agent-types" / "coding" / "profile.md"
@@ -172,6 +179,108 @@ def test_can_answers_with_the_deciding_rule(capsys: pytest.CaptureFixture[str]) 
     assert data["rule"]["pattern"] == "rm -rf *"
 
 
+def test_render_refuses_an_agent_the_harness_would_let_do_more(
+    vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 12 item 2: the example's coding agent denies `rm -rf` and force pushes while
+    Bash is allowed; a Claude Code subagent file cannot say that (its tools list grants the
+    whole tool, and Bash asks), so the agent is refused, with every call named, and nothing
+    is written for it. The other agents are written."""
+    out = tmp_path / "ws"
+    report = render_agents(vault, ["claude"], out=out, ids=["coding", "supervisor"])
+    assert not report.ok
+    [refusal] = [d for d in report.diagnostics if d.code == "render-widens"]
+    assert refusal.path.endswith("agent-types/coding/profile.md")
+    assert refusal.message.startswith(
+        "agent 'coding' is not written for Claude Code: Claude Code cannot hold its "
+        "restrictions (Bash `rm -rf /`: the profile says deny, Claude Code would ask;"
+    )
+    assert "--allow-widening" in refusal.hint
+    assert not (out / ".claude" / "agents" / "coding.md").exists()
+    assert (out / ".claude" / "agents" / "supervisor.md").is_file()
+    refused = [loss for loss in report.losses if loss.outcome.value == "refused"]
+    assert {loss.profile for loss in refused} == {"coding"}
+    assert "Bash `git push --force`: the profile says deny, Claude Code would ask" in {
+        loss.detail for loss in refused
+    }
+    assert not any(
+        loss.profile == "coding" and loss.outcome.value != "refused" for loss in report.losses
+    )
+    # The CLI exits 1 and prints the refusal; a file an earlier render left is named.
+    render_agents(vault, ["claude"], out=out, ids=["coding"], allow_widening=True)
+    args = ("--vault", str(vault), "render", "--to", "claude", "--out", str(out), "coding")
+    code, stdout, stderr = run(capsys, *args)
+    assert code == 1
+    assert "refused    denied_tools: Bash `rm -rf /`: the profile says deny" in stdout
+    assert "error[render-widens]" in stderr
+    assert ".claude/agents/coding.md already there is left as it is" in stderr
+
+
+def test_allow_widening_writes_and_says_exactly_what_widened(
+    vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "ws"
+    args = ("--vault", str(vault), "render", "--to", "claude", "--out", str(out), "coding")
+    code, stdout, _ = run(capsys, *args, "--allow-widening", "--json")
+    assert code == 0
+    report = json.loads(stdout)
+    widened = [loss for loss in report["losses"] if loss["outcome"] == "widened"]
+    assert [loss["detail"] for loss in widened] == [
+        "Bash `rm -rf /`: the profile says deny, Claude Code would ask "
+        "(written under --allow-widening)",
+        "Bash `git push --force`: the profile says deny, Claude Code would ask "
+        "(written under --allow-widening)",
+        "Bash `git reset --hard`: the profile says deny, Claude Code would ask "
+        "(written under --allow-widening)",
+        "Bash `rm -rf`: the profile says deny, Claude Code would ask "
+        "(written under --allow-widening)",
+    ]
+    assert (out / ".claude" / "agents" / "coding.md").is_file()
+    assert "roster:embedded" not in (out / ".claude" / "agents" / "coding.md").read_text()
+
+
+@pytest.mark.parametrize(
+    ("tool", "argument", "vocabulary", "action"),
+    [
+        ("Bash", "rm -rf /tmp/x", "canonical", "deny"),
+        ("bash", "rm -rf /tmp/x", "opencode", "deny"),
+        ("run_shell_command", "git status", "gemini name", "allow"),
+        ("Bash(git push --force:*)", None, "canonical", "deny"),
+        ("Edit", None, "canonical", "allow"),
+        ("edit", None, "opencode", "allow"),
+        ("write", None, "opencode", "allow"),
+        ("WebSearch", None, "canonical", "deny"),
+        ("websearch", None, "opencode", "deny"),
+        ("webfetch", None, "opencode", "allow"),
+        ("create_task", None, "embedded", "allow"),
+        ("agent-queue_create_task", None, "unknown", "allow"),
+        ("mcp__github__create_issue", None, "mcp", "deny"),
+        ("github_create_issue", None, "unknown", "deny"),
+    ],
+)
+def test_can_reads_every_vocabulary(
+    tool: str, argument: str | None, vocabulary: str, action: str
+) -> None:
+    """Issue 12 item 3: OpenCode permission keys are OpenCode keys, not tools of the
+    embedded server; Claude names, other harnesses' names and MCP names are read too."""
+    answer = can(EXAMPLES, "coding", tool, argument)
+    assert (answer.vocabulary, answer.decision.action.value) == (vocabulary, action)
+
+
+def test_can_decides_edit_and_write_apart(tmp_path: Path) -> None:
+    # A Claude agent with Edit but not Write cannot create files; OpenCode's `edit` key
+    # governs both, so its answer is the stricter.
+    vault = tmp_path / "vault"
+    (vault / "agent-types" / "ed").mkdir(parents=True)
+    (vault / "agent-types" / "ed" / "profile.md").write_text(
+        '---\nid: ed\nname: ed\n---\n\n## Tools\n```json\n{"allowed": ["Read", "Edit"]}\n```\n'
+    )
+    assert can(vault, "ed", "Edit").decision.action.value == "allow"
+    assert can(vault, "ed", "Write").decision.action.value == "deny"
+    assert can(vault, "ed", "edit").decision.action.value == "deny"
+    assert can(vault, "ed", "NotebookEdit").decision.action.value == "deny"  # not named
+
+
 def test_can_unknown_profile_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "--vault", str(EXAMPLES), "can", "nope", "Bash")
     assert code == 2 and "no profile 'nope'" in err
@@ -195,6 +304,7 @@ def test_a_render_split_across_processes_is_the_whole_render(
     add_copies(vault, 6)
     harnesses = ["claude", "opencode", "codex"]  # two split, one rendered whole
     whole = render_agents(vault, harnesses, out=tmp_path / "whole")
+    assert any(loss.outcome.value == "refused" for loss in whole.losses)
     forks: list[int] = []
     real_map = harness.ordered_map
 
@@ -231,16 +341,16 @@ def test_render_never_writes_through_a_symlinked_file(vault: Path, tmp_path: Pat
     agents.mkdir(parents=True)
     (agents / "coding.md").symlink_to(outside)
     with pytest.raises(VaultError, match="resolves outside"):
-        render_agents(vault, ["claude"], out=tmp_path / "ws")
+        render_agents(vault, ["claude"], out=tmp_path / "ws", allow_widening=True)
     assert outside.read_text() == "keep me"
 
 
 def test_render_reports_existing_files_as_updated_or_unchanged(vault: Path, tmp_path: Path) -> None:
     ws = tmp_path / "ws"
-    first = render_agents(vault, ["claude"], out=ws)
+    first = render_agents(vault, ["claude"], out=ws, allow_widening=True)
     coding = ws / ".claude" / "agents" / "coding.md"
     coding.write_text("edited by hand\n")
-    again = render_agents(vault, ["claude"], out=ws)
+    again = render_agents(vault, ["claude"], out=ws, allow_widening=True)
     status = {Path(f.path).name: f.status for f in again.files}
     assert status["coding.md"] == UPDATED
     assert {s for name, s in status.items() if name != "coding.md"} == {UNCHANGED}

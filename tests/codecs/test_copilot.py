@@ -376,6 +376,7 @@ def test_aliases_import_as_every_tool_they_grant(tmp_path: Path) -> None:
 def test_the_mcp_option_through_the_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "out"
     base = ["--vault", str(EXAMPLES), "render", "--to", "copilot", "--out", str(out), "--json"]
+    base.append("--allow-widening")  # the example's coding agent: see test_never_widen.py
     assert main([*base, "--option", "copilot.mcp=cli", "coding"]) == 0
     files = json.loads(capsys.readouterr().out)["files"]
     written = sorted(Path(f["path"]).relative_to(out).as_posix() for f in files)

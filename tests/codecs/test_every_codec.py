@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent_roster.codecs import codec_names, get_codec
-from agent_roster.codecs.base import Scope
+from agent_roster.codecs.base import LossOutcome, Scope
 from agent_roster.codecs.tool_names import canonical_tools
 from agent_roster.commands.harness import load_effective
 from agent_roster.model.mcp import McpServer, Transport
@@ -53,8 +53,11 @@ def test_example_vault_round_trips(name: str, scope: Scope, example_set, tmp_pat
     assert codec.name == name
     assert codec.native_fields, f"{name} claims no native fields"
     assert example_set.profiles and not example_set.diagnostics
+    # About fields, not permissions: the example's restrictions that a harness cannot hold
+    # are written anyway here (test_never_widen*.py and test_example_vault_renders_or_
+    # refuses check that `roster render` refuses or narrows them instead).
     rendering, discovery = render_and_discover(
-        codec, example_set.profiles, example_set.servers, scope, tmp_path
+        codec, example_set.profiles, example_set.servers, scope, tmp_path, allow_widening=True
     )
     assert rendering.files, f"{name} rendered nothing for the example vault"
     errors = [d for d in rendering.diagnostics if d.is_error]
@@ -209,3 +212,23 @@ def test_unset_fields_are_never_reported(name: str, tmp_path: Path) -> None:
         "provider",
         "prompt",
     }
+
+
+@pytest.mark.parametrize("name", CODECS)
+def test_example_vault_renders_or_refuses(name: str, example_set, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """`roster render` of the example vault (issue 13 item 6 against issue 12 item 2): each
+    agent is written, or refused with `render-widens` naming what the harness cannot hold;
+    no other error. A tool the harness cannot decide by argument is decided whole and
+    stricter (reported), which is how Claude Code, defect and Gemini write every agent."""
+    codec = get_codec(name)
+    rendering, discovery = render_and_discover(
+        codec, example_set.profiles, example_set.servers, Scope.PROJECT, tmp_path
+    )
+    errors = [d for d in rendering.diagnostics if d.is_error]
+    assert {d.code for d in errors} <= {"render-widens"}, [d.format() for d in errors]
+    refused = {loss.profile for loss in rendering.losses if loss.outcome is LossOutcome.REFUSED}
+    written = {p.id for p in discovery.profiles}
+    for profile in example_set.profiles:
+        assert (profile.id in written) != (profile.id in refused), (name, profile.id)
+    if name in ("claude", "opencode", "kilo", "qwen", "defect", "gemini"):
+        assert not refused, (name, sorted(refused))

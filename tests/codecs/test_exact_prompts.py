@@ -231,18 +231,16 @@ def test_realistic_claude_agents_come_back_byte_identical(name: str, tmp_path: P
 
 
 @pytest.mark.parametrize("name", sorted(NARROWED))
-def test_narrowed_tools_add_only_the_marked_section(name: str, tmp_path: Path) -> None:
-    """An agent whose tools narrow a tool to arguments comes back with one addition: the
-    marked constraints section stating the narrowing (README D4). Importing that file gives
-    the vault the very same profile again."""
+def test_narrowed_tools_come_back_byte_for_byte(name: str, tmp_path: Path) -> None:
+    """An agent whose tools narrow a tool to arguments (``Bash(git log:*)``) gets the whole
+    tool from Claude Code, which import writes down (the tool's mode decision as a rule,
+    issue 12 item 2), so the render back neither widens nor adds anything to the prompt:
+    the file comes back as it was (no ``## Roster constraints`` section any more)."""
     rel = f".claude/agents/{name}.md"
     trip = round_trip("claude", {rel: NARROWED[name]}, root=tmp_path)
     assert trip.rendered.ok, [d.format() for d in trip.rendered.diagnostics]
-    original, rendered = NARROWED[name], trip.files[rel]
-    assert rendered.startswith(original.removesuffix("\n"))
-    assert rendered[len(original) - 1 :].startswith("\n\n## Roster constraints\n\n<!-- roster:")
-    again = round_trip("claude", {rel: rendered}, root=tmp_path / "again")
-    assert again.profile_md == trip.profile_md
+    assert trip.files[rel] == NARROWED[name]
+    assert "roster:embedded" not in trip.files[rel]
 
 
 def test_roster_resolve_gives_the_body_unchanged(

@@ -12,7 +12,12 @@ import yaml
 
 from agent_roster.codecs.base import Discovery, Rendering, RenderRequest, Roots, Scope
 from agent_roster.codecs.opencode.codec import CODEC
-from agent_roster.codecs.opencode.rules import first_difference, render_rules, strip_scoping
+from agent_roster.codecs.opencode.rules import (
+    OPENCODE_BASELINE,
+    first_difference,
+    render_rules,
+    strip_scoping,
+)
 from agent_roster.codecs.opencode.schema import KNOWN_KEYS
 from agent_roster.codecs.permissions import effective_rules
 from agent_roster.commands.harness import load_effective
@@ -98,11 +103,16 @@ def _check_roundtrip(
     back = {p.id: p for p in found.profiles}
     for original in profiles:
         written = render_rules(original, block).rules
-        assert back[original.id].permission == strip_scoping(written, block)[0]
+        # Import writes OpenCode's own first rule ("*": allow) explicitly (issue 12 item 2),
+        # as one permission object: the same decisions, a dead rule maybe left out.
+        expected = (OPENCODE_BASELINE, *strip_scoping(written, block)[0])
+        assert first_difference(back[original.id].permission, expected) is None
         # The rules OpenCode reads decide every probe as the effective list does (D9).
         hidden = [r for r in written if r not in back[original.id].permission]
         want = [s.rule for s in effective_rules(original)] + hidden
-        assert first_difference(want, written) is None, original.id
+        # OpenCode puts its own "*": allow before the agent's rules.
+        baseline = [OPENCODE_BASELINE]
+        assert first_difference([*baseline, *want], [*baseline, *written]) is None, original.id
 
 
 def test_example_vault_round_trips(tmp_path: Path) -> None:
@@ -264,8 +274,11 @@ def test_action_only_keys_never_get_an_object() -> None:
     data = frontmatter(rendering.files[0].content)
     assert data["permission"] == {"webfetch": "ask"}
     outcomes = {(x.field, x.outcome.value) for x in rendering.losses}
-    assert ("permission", "dropped") in outcomes and ("permission", "embedded") in outcomes
-    assert "<!-- roster:embedded -->" in rendering.files[0].content
+    # The narrowing allow is left out (narrower); the todowrite deny on an argument cannot
+    # be written, and prompt text restricts nothing: the render check decides (it allows
+    # todowrite here only if the profile does).
+    assert ("permission", "dropped") in outcomes
+    assert "roster:embedded" not in rendering.files[0].content
 
 
 def test_mcp_block_and_per_agent_scoping() -> None:
@@ -384,6 +397,7 @@ def test_discovers_both_scopes_and_merges_fields(tmp_path: Path) -> None:
         "project",
     )
     # Merged permission keys keep their first position (observed with the real CLI).
+    # (OpenCode's own "*": allow first, which the agent's own "*": allow makes dead.)
     assert rev.permission == (
         rule("*", "*", ALLOW),
         rule("bash", "echo g*", DENY),
@@ -503,7 +517,12 @@ def test_unknown_keys_tools_and_max_steps_are_reported(tmp_path: Path) -> None:
     }
     assert a.max_turns == 5
     # tools folded first, permission assigned over it, "42" hoisted by JavaScript.
-    assert a.permission == (rule("42", "*", DENY), rule("edit", "*", DENY), rule("bash", "*", ASK))
+    assert a.permission == (
+        OPENCODE_BASELINE,
+        rule("42", "*", DENY),
+        rule("edit", "*", DENY),
+        rule("bash", "*", ASK),
+    )
     fields = {x.field for x in found.losses}
     assert {"tools", "maxSteps", "harness.opencode.reasoningEffort"} <= fields
 
@@ -540,7 +559,7 @@ def test_mcp_servers_and_scoping_come_back(tmp_path: Path) -> None:
     )
     (a,) = found.profiles
     assert a.mcp_servers == ("gh",)
-    assert a.permission == (rule("bash", "*", ASK),)
+    assert a.permission == (OPENCODE_BASELINE, rule("bash", "*", ASK))
     gh, docs = found.servers
     assert (gh.command, gh.args, gh.env) == ("npx", ("srv",), {"T": "${TOKEN}"})
     assert (docs.transport, docs.headers) == (Transport.HTTP, {"K": "${K}"})
@@ -620,3 +639,56 @@ def test_mcp_block_order_of_a_thousand_servers_is_quick() -> None:
     assert order_servers([], wanted) == names
     # The quadratic form took seconds here (issue 12 item 8, many-servers).
     assert time.process_time() - start < 0.5
+
+
+# -- never widen (issue 12 item 2) -----------------------------------------------------------
+
+
+def test_the_projects_permission_is_carried_into_each_agent(tmp_path: Path) -> None:
+    """Finding: a project whose opencode.json sets "permission": "ask" was imported without
+    that rule, so its agents then allowed what OpenCode asks about. The config layers'
+    permission (OpenCode applies it before every agent's own rules) is carried, after
+    OpenCode's own "*": allow, and reported."""
+    found = discover(
+        tmp_path,
+        {
+            "opencode.json": json.dumps({"permission": "ask"}),
+            ".opencode/agents/rev.md": md("permission:\n  edit: deny\n"),
+        },
+        {".config/opencode/opencode.json": json.dumps({"permission": {"webfetch": "deny"}})},
+    )
+    (rev,) = found.profiles
+    # OpenCode's "*": allow, the global webfetch deny and the project's "*": ask, then the
+    # agent's rules: the project's ask overrides the two before it (left out, same calls).
+    assert rev.permission == (rule("*", "*", ASK), rule("edit", "*", DENY))
+    carried = [x.detail for x in found.losses if x.field == "permission"]
+    assert carried.pop(0).startswith("OpenCode's own argument rules (reading .env files")
+    assert carried == [
+        f"the permission of {tmp_path / 'home/.config/opencode/opencode.json'}, "
+        f"{tmp_path / 'ws/opencode.json'} (OpenCode applies it to every agent) is carried "
+        "into this agent's rules"
+    ]
+
+
+def test_an_agents_own_star_key_keeps_its_place_after_the_layers(tmp_path: Path) -> None:
+    # The layer's "*" and the agent's "*" with its own patterns cannot share one key of a
+    # permission object without moving the agent's rule: the layer's is spelled "**".
+    found = discover(
+        tmp_path,
+        {
+            "opencode.json": json.dumps({"permission": "allow"}),
+            ".opencode/agents/a.md": md("permission:\n  edit: deny\n  '*':\n    'rm *': ask\n"),
+        },
+    )
+    (a,) = found.profiles
+    assert a.permission == (
+        rule("**", "*", ALLOW),
+        rule("edit", "*", DENY),
+        rule("*", "rm *", ASK),
+    )
+
+
+def test_render_leaves_opencodes_own_first_rule_out() -> None:
+    rendering = render(profile(permission=(OPENCODE_BASELINE, rule("bash", "*", ASK))))
+    assert frontmatter(rendering.files[0].content)["permission"] == {"bash": "ask"}
+    assert not [x for x in rendering.losses if x.field == "permission"]

@@ -103,7 +103,16 @@ def test_render_fields() -> None:
         "color": "green",
     }
     lost = {(loss.field, loss.outcome.value) for loss in rendering.losses}
-    assert lost == {("name", "dropped"), ("provider", "dropped"), ("temperature", "dropped")}
+    # auto-edit still asks before a shell command the profile allows: stricter, reported.
+    assert lost == {
+        ("name", "dropped"),
+        ("provider", "dropped"),
+        ("temperature", "dropped"),
+        ("allowed_tools", "translated"),
+        ("permission", "translated"),
+    }
+    [stricter] = {x.detail for x in rendering.losses if x.field == "permission"}
+    assert stricter.startswith("Bash: allow becomes ask")
     settings = json.loads({f.path: f.content for f in rendering.files}[".qwen/settings.json"])
     assert settings == {"mcpServers": {"local": {"command": "node", "args": ["s.js"]}}}
 

@@ -93,6 +93,23 @@ def test_claude_argv_exactly(make_tree: Any) -> None:
     assert spec.env == {"CLAUDE_CODE_DISABLE_LEGACY_MODEL_REMAP": "1"}
 
 
+def test_an_exact_tool_set_is_passed_as_the_sessions_tools(make_tree: Any) -> None:
+    # --allowed-tools alone would leave every other built-in tool in the session; an exact
+    # set names the built-ins the session has at all, and "" (none) for an empty one.
+    none = spec_for(make_tree, profile_md("dev", tools={"allowed": [], "exact": True}), toml="")
+    argv = list(none.argv)
+    assert "--tools=" in argv
+    assert "--allowed-tools" not in argv
+    tools = {"allowed": ["Read", "Bash(git log:*)", "get_task"], "exact": True}
+    some = spec_for(make_tree, profile_md("dev2", tools=tools), toml="", ident="dev2")
+    argv = list(some.argv)
+    assert "--tools=Read,Bash" in argv
+    start = argv.index("--allowed-tools") + 1
+    assert argv[start : start + 3] == ["Read", "Bash(git log:*)", "mcp__agent-queue__get_task"]
+    plain = spec_for(make_tree, profile_md("d3", tools={"allowed": ["Read"]}), toml="", ident="d3")
+    assert not any(a.startswith("--tools") for a in plain.argv)
+
+
 def test_retired_claude_tools_are_noted_and_deny_rules_kept(make_tree: Any) -> None:
     tools = {"allowed": ["Read", "MultiEdit"], "denied": ["LS", "TodoRead", "Write"]}
     spec = spec_for(make_tree, profile_md("dev", tools=tools), toml="")

@@ -310,6 +310,31 @@ def test_roster_toml_defaults_fill_only_empty_fields(make_tree: Any) -> None:
     assert index.embedded_server().name == "roster"
 
 
+def test_an_exact_tool_set_is_not_filled_from_roster_toml(make_tree: Any) -> None:
+    # "exact": true with no tools means none: roster.toml's default list must not grant any.
+    files = {system("a"): profile_md("a", tools={"allowed": [], "exact": True})}
+    index = index_of(vault(make_tree, files, TOML))
+    found = index.effective("a")
+    assert found is not None
+    assert (found.profile.allowed_tools, found.profile.tools_exact) == ((), True)
+    assert origin(index, "a", "allowed_tools") == f"{system('a')} (Tools)"
+
+
+def test_an_override_that_sets_the_tool_list_replaces_exact_too(make_tree: Any) -> None:
+    base = profile_md("coding", tools={"allowed": [], "exact": True})
+    files = {SYS: base, OVR: profile_md("coding", tools={"allowed": ["Read"]})}
+    index = index_of(vault(make_tree, files))
+    found = index.effective("coding", "web")
+    assert found is not None
+    assert (found.profile.allowed_tools, found.profile.tools_exact) == (("Read",), False)
+    # An override that sets only "denied" keeps the exact empty set.
+    files[OVR] = profile_md("coding", tools={"denied": ["Bash"]})
+    index = index_of(vault(make_tree, files))
+    found = index.effective("coding", "web")
+    assert found is not None
+    assert (found.profile.allowed_tools, found.profile.tools_exact) == ((), True)
+
+
 def test_without_roster_toml_the_runtime_default_is_built_in(make_tree: Any) -> None:
     index = index_of(vault(make_tree, {system("a"): profile_md("a")}))
     found = index.effective("a")

@@ -124,6 +124,7 @@ def _full_profile(profile_id: str = "coding", project: str | None = None) -> Age
         },
         extra_config={"zeta": None, "alpha": [[], {}], "max": 1.7976931348623157e308},
         allowed_tools=("Read", "Edit", "mcp__github__create_issue"),
+        tools_exact=True,
         denied_tools=("Bash",),
         mcp_servers=("github", "linter"),
         sections=(

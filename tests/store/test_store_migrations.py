@@ -136,6 +136,36 @@ def test_seed_alters_keep_existing_rows_and_add_enforced_foreign_keys(engine: En
     assert "profile_id" not in {c["name"] for c in inspect(engine).get_columns("tasks")}
 
 
+def test_tools_exact_column_keeps_existing_profiles_not_exact(
+    engine: Engine, db_url: str | URL
+) -> None:
+    """Revision 0005 adds ``tools_exact`` in batch mode: rows written before it keep their
+    meaning (not exact), and the store reads them back as profiles."""
+    migrations.upgrade(engine, "0003")
+    with engine.begin() as conn:
+        conn.execute(
+            text(
+                "INSERT INTO agent_profiles (key, id, name, created_at, updated_at, "
+                "allowed_tools) VALUES ('a', 'a', 'A', 1.0, 1.0, '[\"Read\"]')"
+            )
+        )
+    migrations.upgrade(engine)
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT id, tools_exact FROM agent_profiles")).all() == [
+            ("a", False)
+        ]
+    store = Store.open(db_url)
+    try:
+        found = store.get_profile("a")
+    finally:
+        store.close()
+    assert found is not None
+    assert (found.allowed_tools, found.tools_exact) == (("Read",), False)
+    migrations.downgrade(engine, "0003")
+    columns = {c["name"] for c in inspect(engine).get_columns("agent_profiles")}
+    assert "tools_exact" not in columns and "allowed_tools" in columns
+
+
 def test_a_database_from_a_newer_version_is_a_usage_error(
     engine: Engine, db_url: str | URL
 ) -> None:

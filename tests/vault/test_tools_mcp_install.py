@@ -142,7 +142,31 @@ def test_unknown_tools_key_warns() -> None:
     d = one(parsed, "field-unknown")
     assert (d.message, d.hint) == ("unknown Tools key 'alowed'", "did you mean 'allowed'?")
     assert (d.line, d.column) == (7, 17)
-    assert one(tools({"extra": 1}), "field-unknown").hint == "Tools takes 'allowed' and 'denied'"
+    assert (
+        one(tools({"extra": 1}), "field-unknown").hint
+        == "Tools takes 'allowed', 'denied' and 'exact'"
+    )
+
+
+def test_exact_makes_the_allowed_list_the_whole_tool_set() -> None:
+    # "exact": true with [] is "no tools"; without it, [] is "the runtime's default".
+    none = tools({"allowed": [], "exact": True})
+    assert none.ok and none.diagnostics == ()
+    assert none.profile is not None
+    assert (none.profile.allowed_tools, none.profile.tools_exact) == ((), True)
+    assert "tools_exact" in none.profile.fields_set
+    only = tools({"exact": True})  # no list at all: still no tools
+    assert only.profile is not None and only.profile.tools_exact
+    plain = tools({"allowed": []})
+    assert plain.profile is not None and not plain.profile.tools_exact
+
+
+def test_exact_must_be_a_boolean() -> None:
+    parsed = tools({"allowed": ["Read"], "exact": "yes"})
+    d = one(parsed, "field-type")
+    assert d.message == "Tools 'exact' must be true or false, got a string"
+    assert d.hint == '"exact": true makes "allowed" the whole tool set ([] = no tools)'
+    assert parsed.profile is not None and not parsed.profile.tools_exact
 
 
 # -- MCP Servers -------------------------------------------------------------------------------

@@ -182,6 +182,13 @@ def import_(
     help="A harness's render option (repeatable), e.g. copilot.mcp=cli; "
     "docs/codecs/README.md lists them.",
 )
+@click.option(
+    "--allow-widening",
+    is_flag=True,
+    help="Write an agent even where the harness cannot hold one of its restrictions "
+    "(it would allow a call the profile asks about or denies); the report lists each "
+    "call that widened. Without it such an agent is refused.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @output.verbose_option
 @click.argument("ids", nargs=-1, metavar="[ID]...")
@@ -196,6 +203,7 @@ def render(
     dry_run: bool,
     prune: bool,
     options: tuple[str, ...],
+    allow_widening: bool,
     as_json: bool,
     verbose: bool,
     ids: tuple[str, ...],
@@ -205,7 +213,11 @@ def render(
     Every file written is recorded with its hash in the output folder's
     .roster-ledger.json; a file an earlier render wrote that this one no longer produces is
     reported as stale (--check fails on it) and --prune deletes it, unless it was edited
-    since roster wrote it."""
+    since roster wrote it.
+
+    An agent the harness would allow more than its profile does (a tool list it cannot
+    hold, an argument rule, ask where the harness cannot ask) is refused with an error
+    naming each such call; --allow-widening writes it anyway and reports what widened."""
     from agent_roster.commands.harness import STALE, UNCHANGED, render_agents
 
     report = render_agents(
@@ -219,6 +231,7 @@ def render(
         dry_run=dry_run,
         prune=prune,
         options=options,
+        allow_widening=allow_widening,
     )
     if as_json:
         output.emit_json(report.to_dict())
@@ -260,7 +273,11 @@ def can(
 ) -> int:
     """Would PROFILE allow, ask for or deny TOOL (called with ARGUMENT)?
 
-    OpenCode's semantics: ordered rules, the last match wins, no match asks."""
+    OpenCode's semantics: ordered rules, the last match wins, no match asks. TOOL may be a
+    Claude Code name (Edit, Bash(git log:*)), an MCP tool (mcp__github__create_issue), an
+    embedded command (create_task), an OpenCode permission key (edit, bash, webfetch) or
+    another harness's tool name (read_file); an OpenCode key answers for every tool it
+    governs (the strictest)."""
     from agent_roster.commands.can import can as can_command
 
     answer = can_command(settings.vault, profile, tool, argument, project=project)
@@ -270,6 +287,15 @@ def can(
         return EXIT_OK
     decision = answer.decision
     output.echo(decision.action.value)
+    read = {
+        "canonical": "tool",
+        "mcp": "MCP tool",
+        "embedded": "embedded command",
+        "opencode": "OpenCode permission key",
+        "unknown": "name no vocabulary knows",
+    }.get(answer.vocabulary, answer.vocabulary)
+    stands = f" = {answer.canonical}" if answer.canonical and answer.canonical != tool else ""
+    output.echo(f"  {tool} ({read}{stands}) is decided under key {answer.key}")
     if decision.rule is None:
         output.echo(f"  no rule matches {answer.key} {answer.argument!r}: the default is ask")
     else:

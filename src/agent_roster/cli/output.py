@@ -138,7 +138,12 @@ def profile_text(profile: AgentProfile) -> str:
         ("agent_name", profile.agent_name),
         ("max_tokens_per_task", str(profile.max_tokens_per_task or "")),
         ("max_turns", str(profile.max_turns or "")),
-        ("allowed_tools", ", ".join(profile.allowed_tools)),
+        (
+            "allowed_tools",
+            (", ".join(profile.allowed_tools) or "(none)") + " (exact)"
+            if profile.tools_exact
+            else ", ".join(profile.allowed_tools),
+        ),
         ("denied_tools", ", ".join(profile.denied_tools)),
         ("mcp_servers", ", ".join(profile.mcp_servers)),
         ("install.npm", ", ".join(profile.install.npm)),

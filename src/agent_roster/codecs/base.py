@@ -17,7 +17,7 @@ import itertools
 from collections.abc import Callable, Iterator, Mapping
 from enum import StrEnum
 from pathlib import Path
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 import msgspec
 
@@ -25,7 +25,7 @@ from agent_roster.codecs.support import Support
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.known_tools import DEFAULT_EMBEDDED_COMMANDS, DEFAULT_EMBEDDED_SERVER
 from agent_roster.model.mcp import McpServer
-from agent_roster.model.profile import AgentProfile
+from agent_roster.model.profile import AgentProfile, PermissionAction
 
 
 class Scope(StrEnum):
@@ -38,9 +38,14 @@ class Scope(StrEnum):
 class LossOutcome(StrEnum):
     """What happened to a canonical field the target cannot hold natively (D3)."""
 
-    TRANSLATED = "translated"  # expressed with another native construct
-    EMBEDDED = "embedded"  # written as prose into the prompt (D4)
+    TRANSLATED = "translated"  # expressed with another native construct (or stricter)
+    EMBEDDED = "embedded"  # written as prose into the prompt (D4); never for restrictions
     DROPPED = "dropped"  # not written; ``detail`` says why
+    #: The agent is not written: the target would allow a call the profile restricts
+    #: (``render-widens``). Prompt text is not a restriction (issue 12 item 2).
+    REFUSED = "refused"
+    #: Written anyway under ``--allow-widening``; ``detail`` names each call that widens.
+    WIDENED = "widened"
 
 
 class Loss(msgspec.Struct, frozen=True, kw_only=True):
@@ -91,6 +96,30 @@ class NativeFile(msgspec.Struct, frozen=True, kw_only=True):
 ReadExisting = Callable[[str], "str | None"]
 
 
+class Probe(NamedTuple):
+    """One tool call whose decision (allow, ask or deny) is compared across harnesses:
+    ``tool`` in the canonical vocabulary (a Claude Code name, ``mcp__<server>__<tool>``),
+    ``argument`` the call's input (the command, the file path, the URL), or ``*`` for the
+    tool in general (docs/codecs/permissions.md §1.6)."""
+
+    tool: str
+    argument: str = "*"
+
+    def describe(self) -> str:
+        return self.tool if self.argument == "*" else f"{self.tool} `{self.argument}`"
+
+
+class NativeAgent(NamedTuple):
+    """One agent as its harness holds it: ``paths`` are its own files (relative to the
+    folder the harness reads, the agent file first), ``read`` reads any file there (the
+    agent's and the shared settings that apply to it), ``name`` is its agent name."""
+
+    name: str
+    paths: tuple[str, ...]
+    read: ReadExisting
+    scope: Scope = Scope.PROJECT
+
+
 class RenderOption(msgspec.Struct, frozen=True, kw_only=True):
     """A choice a codec offers at render time (``roster render --option HARNESS.NAME=VALUE``),
     for what the harness's readers disagree on (Copilot: which MCP files to write)."""
@@ -126,6 +155,10 @@ class RenderRequest(msgspec.Struct, frozen=True, kw_only=True):
     #: the whole render's files, losses and diagnostics, in order.
     part: tuple[int, int] | None = None
     shared: bool = True
+    #: Write an agent even when the target would allow a call its profile restricts
+    #: (``--allow-widening``); the report then says exactly what widened. Never the
+    #: default: such an agent is refused (``codecs/guard.py``).
+    allow_widening: bool = False
     #: This codec's options (:attr:`Codec.options` names), already checked against their
     #: choices; an option not given has its default.
     options: dict[str, str] = msgspec.field(default_factory=dict)
@@ -207,5 +240,14 @@ class Codec(Protocol):
         ...
 
     def render(self, request: RenderRequest, existing: ReadExisting) -> Rendering:
-        """The native files for ``request``; never writes anything itself."""
+        """The native files for ``request``; never writes anything itself. This is the raw
+        translation: ``codecs.guard.render_guarded`` is what roster writes (it refuses an
+        agent the target would allow more than its profile does)."""
+        ...
+
+    def decide(self, agent: NativeAgent, probe: Probe) -> PermissionAction:
+        """What the harness itself would do with ``probe`` for ``agent``: allow it, ask the
+        user, or deny it, by the harness's own rules and defaults (its page in
+        ``docs/codecs/``, §5). The check that a render never widens, and the tests that an
+        import never widens, compare against this."""
         ...

@@ -12,11 +12,12 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any, NamedTuple
 
-from agent_roster.codecs.tool_names import opencode_key, split_ref
+from agent_roster.codecs.tool_names import canonical_tools, opencode_key, split_ref, to_native
 from agent_roster.errors import UsageError
+from agent_roster.known_tools import RETIRED_CLAUDE_TOOLS
 from agent_roster.model.profile import AgentProfile, PermissionAction, PermissionRule
 
 #: Keys whose OpenCode schema takes only an action, never a pattern map.
@@ -62,14 +63,19 @@ def expand_home(pattern: str, home: str | None = None) -> str:
 
 
 class SourcedRule(NamedTuple):
-    """A rule of the effective list and the profile field it came from."""
+    """A rule of the effective list and the profile field it came from. ``tool`` is the
+    canonical tool a Tools-list entry names when its key stands for several tools (``Edit``
+    for key ``edit``, which ``Write`` shares): the entry allows or denies that tool only,
+    which an evaluation for a named tool honours (:func:`evaluate` with ``tool``)."""
 
     rule: PermissionRule
     source: str  # "permission_mode", "allowed_tools", "permission", "denied_tools", "defaults"
+    tool: str = ""
 
     def text(self) -> str:
         r = self.rule
-        return f"{r.permission} {r.pattern} {r.action.value}"
+        key = f"{r.permission} ({self.tool})" if self.tool else r.permission
+        return f"{key} {r.pattern} {r.action.value}"
 
 
 class Decision(NamedTuple):
@@ -83,12 +89,21 @@ class Decision(NamedTuple):
 
 
 def evaluate(
-    rules: Sequence[SourcedRule], permission: str, argument: str = "*", *, home: str | None = None
+    rules: Sequence[SourcedRule],
+    permission: str,
+    argument: str = "*",
+    *,
+    home: str | None = None,
+    tool: str | None = None,
 ) -> Decision:
     """The last rule whose key matches ``permission`` and whose pattern matches ``argument``
-    decides; without a match the answer is ``ask`` (OpenCode ``evaluate``)."""
+    decides; without a match the answer is ``ask`` (OpenCode ``evaluate``). With ``tool``
+    (the canonical tool called), a Tools-list rule written for another tool of the same key
+    does not match: ``"allowed": ["Edit"]`` allows Edit, not Write."""
     for index in range(len(rules) - 1, -1, -1):
         sourced = rules[index]
+        if tool is not None and sourced.tool and sourced.tool != ALIASES.get(tool, tool):
+            continue
         rule = sourced.rule
         if wildcard_match(permission, rule.permission) and wildcard_match(
             argument, expand_home(rule.pattern, home)
@@ -97,13 +112,84 @@ def evaluate(
     return Decision(PermissionAction.ASK, None, None)
 
 
+@cache
+def key_tools() -> dict[str, tuple[str, ...]]:
+    """OpenCode keys that stand for several distinct canonical tools, with those tools
+    (``edit``: Write, Edit); :data:`ALIASES` and :data:`SECONDARY` tools are not counted,
+    so ``task`` and ``read`` are not among them."""
+    found: dict[str, list[str]] = {}
+    for tool in canonical_tools():
+        native = to_native("opencode", tool)
+        if native is not None and tool not in ALIASES and tool not in SECONDARY:
+            found.setdefault(native.name, []).append(tool)
+    return {key: tuple(tools) for key, tools in found.items() if len(tools) > 1}
+
+
+#: Canonical names of one tool: Claude Code's ``Agent`` is ``Task`` renamed.
+ALIASES: dict[str, str] = {"Agent": "Task"}
+#: Tools that never decide a shared key on their own (``can edit``, render probes): Claude
+#: Code retired ``MultiEdit``, ``NotebookRead`` and the rest of RETIRED_CLAUDE_TOOLS, and
+#: every other harness edits a notebook with its edit tool (while ``Write`` can rewrite
+#: one anyway). Each is still decided for itself when named.
+SECONDARY: frozenset[str] = frozenset({"NotebookEdit", *RETIRED_CLAUDE_TOOLS})
+
+
+def tool_of(name: str) -> str:
+    """The canonical tool a Tools-list entry stands for when its OpenCode key is shared
+    with other tools (``Edit``; ``Bash(git log:*)`` → ``""`` as ``bash`` is not shared),
+    else ``""``."""
+    ref = split_ref(name)
+    if ref.server is not None:
+        return ""
+    tool = ALIASES.get(ref.tool, ref.tool)
+    native = to_native("opencode", tool)
+    if native is None:
+        return ""
+    return tool if native.name in key_tools() else ""
+
+
+def evaluate_key(
+    rules: Sequence[SourcedRule], key: str, argument: str = "*", *, home: str | None = None
+) -> Decision:
+    """The decision for a whole OpenCode key: for a key several canonical tools share, the
+    strictest of theirs (OpenCode's ``edit`` permission governs Write as well as Edit)."""
+    tools = key_tools().get(key)
+    if not tools:
+        return evaluate(rules, key, argument, home=home)
+    order = {PermissionAction.ALLOW: 0, PermissionAction.ASK: 1, PermissionAction.DENY: 2}
+    found = [evaluate(rules, key, argument, home=home, tool=tool) for tool in tools]
+    return max(found, key=lambda d: (order[d.action], d.rule is not None))
+
+
 @lru_cache(maxsize=8192)  # immutable, and profiles repeat the same tool names
 def _tool_rule(name: str, action: PermissionAction, embedded: str, source: str) -> SourcedRule:
     ref = split_ref(name)
     key = opencode_key(name, embedded=embedded)
     return SourcedRule(
-        PermissionRule(permission=key, pattern=ref.argument or "*", action=action), source
+        PermissionRule(permission=key, pattern=ref.argument or "*", action=action),
+        source,
+        tool_of(name),
     )
+
+
+@lru_cache(maxsize=8192)  # immutable, and profiles repeat the same rules
+def _permission_rule(rule: PermissionRule) -> SourcedRule:
+    """A ``permission`` rule as evaluated: a key that is a canonical tool's name (``Edit``,
+    ``Bash``; import writes these for harnesses that decide per tool) stands for that tool
+    under its OpenCode key, for that tool alone where the key is shared (``Edit`` is not
+    ``Write``). Any other key is an OpenCode key or glob, as written."""
+    tool = ALIASES.get(rule.permission, rule.permission)
+    if tool[:1].isupper() and tool in _canonical_names():
+        native = to_native("opencode", tool)
+        if native is not None:
+            found = PermissionRule(permission=native.name, pattern=rule.pattern, action=rule.action)
+            return SourcedRule(found, "permission", tool_of(tool))
+    return SourcedRule(rule, "permission")
+
+
+@cache
+def _canonical_names() -> frozenset[str]:
+    return frozenset(canonical_tools())
 
 
 @lru_cache(maxsize=64)
@@ -118,16 +204,16 @@ _DENY_ALL = SourcedRule(
 
 def effective_rules(profile: AgentProfile, *, embedded: str = "") -> tuple[SourcedRule, ...]:
     """The profile's ordered rule list: ``permission_mode``'s rules, then ``allowed_tools``
-    (``*`` deny, then each allowed tool), then the explicit ``permission`` rules, then each
-    ``denied_tools`` entry as a deny (README D9)."""
+    (``*`` deny, then each allowed tool; an exact empty list is ``*`` deny alone), then the
+    explicit ``permission`` rules, then each ``denied_tools`` entry as a deny (README D9)."""
     out: list[SourcedRule] = list(_mode_rules(profile.permission_mode))
-    if profile.allowed_tools:
+    if profile.allowed_tools or profile.tools_exact:
         out.append(_DENY_ALL)
         allow = PermissionAction.ALLOW
         out.extend(
             _tool_rule(name, allow, embedded, "allowed_tools") for name in profile.allowed_tools
         )
-    out.extend(SourcedRule(rule, "permission") for rule in profile.permission)
+    out.extend(_permission_rule(rule) for rule in profile.permission)
     deny = PermissionAction.DENY
     out.extend(_tool_rule(name, deny, embedded, "denied_tools") for name in profile.denied_tools)
     return tuple(out)

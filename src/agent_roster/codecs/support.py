@@ -132,12 +132,15 @@ the same for the harnesses you name (`--json` too).
 * **kept**: written natively; import reads back the same value.
 * **translated**: written as another native construct (a tool alias, a rule folded into an
   allowlist, a server moved to the shared MCP file); `render` says how.
-* **embedded**: written as prose in the prompt (`## Roster constraints`).
+* **embedded**: written as prose in the prompt (`## Roster constraints`). Never a tool or
+  permission restriction: prompt text restricts nothing (issue 12 item 2).
 * **dropped**: not written (the harness has no place for it); `render` reports it.
-* **refused**: the render of that profile (or server) stops with an error naming why.
+* **refused**: the render of that profile (or server) stops with an error naming why; for
+  tools and permissions, because the harness would let the agent do more than the profile
+  says (`render-widens`; `--allow-widening` writes it and reports what widened).
 
 Several outcomes in a cell depend on the value (a deny on a whole tool is translated, one on
-an argument embedded). The per-harness pages (`docs/codecs/<harness>.md` §8) give the
+an argument refused). The per-harness pages (`docs/codecs/<harness>.md` §8) give the
 details.
 
 """

@@ -4,6 +4,14 @@ The answer uses OpenCode's permission semantics, the canonical model
 (``docs/codecs/permissions.md``): the profile's effective ordered rules (``permission_mode``,
 ``allowed_tools``, ``permission``, ``denied_tools``, README D9), the last matching rule
 decides, no match asks.
+
+The tool may be named in every vocabulary a profile uses (issue 12 item 3): a canonical
+(Claude Code) tool name (``Edit``, ``Bash(git log:*)``), an MCP tool (``mcp__github__x``), a
+command of the embedded server (``create_task``), an OpenCode permission key (``edit``,
+``bash``, ``webfetch``, ``github_x``), or another harness's name for a canonical tool
+(``read_file``, ``run_shell_command``). A canonical tool is decided for itself (a profile
+allowing ``Edit`` does not allow ``Write``); an OpenCode key stands for every tool it
+governs, so its answer is the strictest of theirs.
 """
 
 from __future__ import annotations
@@ -11,16 +19,86 @@ from __future__ import annotations
 import os
 from typing import NamedTuple
 
-from agent_roster.codecs.permissions import Decision, SourcedRule, effective_rules, evaluate
-from agent_roster.codecs.tool_names import opencode_key
+from agent_roster.codecs.permissions import (
+    ALIASES,
+    Decision,
+    SourcedRule,
+    effective_rules,
+    evaluate,
+    evaluate_key,
+    key_tools,
+)
+from agent_roster.codecs.tool_names import (
+    HARNESSES,
+    canonical_tools,
+    opencode_key,
+    split_ref,
+    to_canonical,
+    to_native,
+)
 from agent_roster.commands.project_profiles import show_effective_profile
 from agent_roster.diagnostics import Diagnostic, did_you_mean, list_profiles_hint
 from agent_roster.errors import InvalidDocumentError, NotFoundError, UsageError
+from agent_roster.known_tools import CLAUDE_BUILTIN_TOOLS
 from agent_roster.model.profile import AgentProfile
 from agent_roster.resolve.config import RosterConfig, load_config
 from agent_roster.resolve.index import ProfileIndex
 from agent_roster.vault.loader import load_vault
 from agent_roster.vault.paths import check_segment
+
+#: OpenCode permission keys that are not a canonical tool's key (permissions.md §1.1).
+OPENCODE_ONLY_KEYS = frozenset(
+    {"external_directory", "doom_loop", "codesearch", "question", "plan_enter", "plan_exit"}
+)
+#: OpenCode tool ids decided under another key (its edit tools share ``edit``).
+OPENCODE_TOOL_KEYS = {"write": "edit", "patch": "edit", "apply_patch": "edit", "multiedit": "edit"}
+
+
+class Named(NamedTuple):
+    """How a tool name was read: its vocabulary, the canonical tool (``""`` for an OpenCode
+    key or an unknown name), the OpenCode key it is decided under, and an argument its
+    name carries (``Bash(git log:*)``)."""
+
+    vocabulary: str
+    tool: str
+    key: str
+    argument: str | None = None
+
+
+def read_tool(name: str, embedded: str, commands: frozenset[str]) -> Named:
+    """Which tool ``name`` is, in the first vocabulary that knows it (module docstring)."""
+    ref = split_ref(name)
+    if ref.server is not None:
+        return Named("mcp", name, opencode_key(name, embedded=embedded, commands=commands))
+    base = ref.tool
+    if base in canonical_tools() or base in CLAUDE_BUILTIN_TOOLS:
+        key = opencode_key(base, embedded=embedded, commands=commands)
+        return Named("canonical", base, key, ref.argument)
+    if base in commands:
+        return Named("embedded", base, opencode_key(base, embedded=embedded, commands=commands))
+    if ref.argument is None and (
+        base in key_tools() or base in _opencode_keys() or base in OPENCODE_ONLY_KEYS
+    ):
+        return Named("opencode", "", base)
+    if ref.argument is None and base in OPENCODE_TOOL_KEYS:
+        return Named("opencode", "", OPENCODE_TOOL_KEYS[base])
+    for harness in HARNESSES:
+        if harness == "opencode":
+            continue
+        tool = to_canonical(harness, base)
+        if tool is not None:
+            key = opencode_key(tool, embedded=embedded, commands=commands)
+            return Named(f"{harness} name", tool, key, ref.argument)
+    return Named("unknown", "", base, ref.argument)
+
+
+def _opencode_keys() -> frozenset[str]:
+    found = set()
+    for tool in canonical_tools():
+        native = to_native("opencode", tool)
+        if native is not None:
+            found.add(native.name)
+    return frozenset(found)
 
 
 class CanAnswer(NamedTuple):
@@ -33,6 +111,10 @@ class CanAnswer(NamedTuple):
     argument: str
     decision: Decision
     rules: tuple[SourcedRule, ...]
+    #: How ``tool`` was read: canonical, mcp, embedded, opencode, "<harness> name", unknown.
+    vocabulary: str = "canonical"
+    #: The canonical tool it stands for ("" for an OpenCode key or an unknown name).
+    canonical: str = ""
     #: roster.toml's problems (its [defaults] feed the rules: permission_mode, tools).
     config: tuple[Diagnostic, ...] = ()
 
@@ -42,6 +124,8 @@ class CanAnswer(NamedTuple):
             "profile": self.profile,
             "project": self.project,
             "tool": self.tool,
+            "vocabulary": self.vocabulary,
+            "canonical": self.canonical,
             "key": self.key,
             "argument": self.argument,
             "action": self.decision.action.value,
@@ -51,6 +135,7 @@ class CanAnswer(NamedTuple):
                 "index": self.decision.position,
                 "source": rule.source,
                 "permission": rule.rule.permission,
+                "tool": rule.tool,
                 "pattern": rule.rule.pattern,
                 "action": rule.rule.action.value,
             },
@@ -58,6 +143,7 @@ class CanAnswer(NamedTuple):
                 {
                     "source": r.source,
                     "permission": r.rule.permission,
+                    "tool": r.tool,
                     "pattern": r.rule.pattern,
                     "action": r.rule.action.value,
                 }
@@ -76,18 +162,33 @@ def can(
     project: str | None = None,
 ) -> CanAnswer:
     """Whether ``profile_id`` (effective in ``project``) allows, asks for or denies ``tool``
-    called with ``argument`` (``None``: the tool in general, OpenCode's ``*``)."""
+    called with ``argument`` (``None``: the tool in general, OpenCode's ``*``, or the
+    argument a narrowed name carries)."""
     if not tool.strip():
-        raise UsageError("name the tool to check, e.g. Bash or mcp__github__create_issue")
+        raise UsageError("name the tool to check, e.g. Bash, edit or mcp__github__create_issue")
     loaded = load_config(vault)
     config = loaded.config
     profile = _effective(vault, config, profile_id, project)
     embedded = config.embedded.name
     rules = effective_rules(profile, embedded=embedded)
-    key = opencode_key(tool, embedded=embedded)
-    arg = "*" if argument is None else argument
-    decision = evaluate(rules, key, arg)
-    return CanAnswer(profile_id, project, tool, key, arg, decision, rules, loaded.diagnostics)
+    named = read_tool(tool.strip(), embedded, config.embedded.command_names)
+    arg = argument if argument is not None else named.argument or "*"
+    if named.tool:
+        decision = evaluate(rules, named.key, arg, tool=ALIASES.get(named.tool, named.tool))
+    else:
+        decision = evaluate_key(rules, named.key, arg)
+    return CanAnswer(
+        profile_id,
+        project,
+        tool,
+        named.key,
+        arg,
+        decision,
+        rules,
+        vocabulary=named.vocabulary,
+        canonical=named.tool,
+        config=loaded.diagnostics,
+    )
 
 
 def _effective(

@@ -26,6 +26,7 @@ from agent_roster import diagnostics as dx
 from agent_roster import literal_secrets
 from agent_roster.codecs import get_codec
 from agent_roster.codecs.base import Discovery, Loss, LossOutcome, Roots
+from agent_roster.codecs.opencode.rules import first_difference
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.errors import PathOutsideVaultError
 from agent_roster.known_tools import KnownTools
@@ -38,6 +39,13 @@ from agent_roster.vault.paths import EntryKind, VaultLayout, check_segment, segm
 from agent_roster.vault.profile_parser import parse_profile
 from agent_roster.vault.render import render_mcp_server, render_profile
 from agent_roster.vault.writer import write_in_vault
+
+
+def same_rules(imported: AgentProfile, written: AgentProfile) -> bool:
+    """Whether the profile the vault reads back decides every call as the imported one."""
+    if imported.permission == written.permission:
+        return True
+    return first_difference(imported.permission, written.permission) is None
 
 
 def discover_agents(
@@ -228,6 +236,20 @@ class _Import:
         # too; its errors mean the file would be rejected, so nothing is written.
         self.diagnostics.extend(parsed.diagnostics)
         if not parsed.ok:
+            return
+        if parsed.profile is not None and not same_rules(profile, parsed.profile):
+            # The Config "permission" object holds each key once: rules a harness keeps at
+            # two places of its list cannot be written without changing a decision.
+            self.diagnostics.append(
+                dx.make(
+                    "import-inexact",
+                    f"the permission rules of agent {profile.id!r} cannot be written as one "
+                    "permission object without changing a decision; not imported",
+                    path=profile.source or rel,
+                    hint="simplify the agent's rules in the harness (each key's rules together)",
+                )
+            )
+            self.files.append(Imported("profile", profile.id, rel, "skipped"))
             return
         self._write("profile", profile.id, path, rel, text)
 

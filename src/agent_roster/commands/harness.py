@@ -22,6 +22,7 @@ import msgspec
 
 from agent_roster.codecs import codec_names, get_codec
 from agent_roster.codecs.base import Codec, Loss, RenderRequest, Scope
+from agent_roster.codecs.guard import render_guarded
 from agent_roster.commands.ledger import locked
 from agent_roster.commands.output_folder import (
     CREATED,
@@ -188,11 +189,14 @@ def render_agents(
     dry_run: bool = False,
     prune: bool = False,
     options: Sequence[str] = (),
+    allow_widening: bool = False,
 ) -> RenderReport:
     """Render the vault's profiles (all, or ``ids``) for each harness under ``out``, and
     report the files earlier renders wrote that this one no longer produces (``prune``:
     delete those still exactly as roster wrote them). ``options`` are codec options as
-    ``HARNESS.NAME=VALUE`` (:attr:`Codec.options`)."""
+    ``HARNESS.NAME=VALUE`` (:attr:`Codec.options`). An agent the harness would allow more
+    than its profile does is refused (``render-widens``) unless ``allow_widening``, which
+    writes it and reports every call that widened (issue 12 item 2)."""
     try:
         scope = Scope(scope)
     except ValueError:
@@ -218,6 +222,7 @@ def render_agents(
             dry_run=dry_run,
             prune=prune,
             options=chosen,
+            allow_widening=allow_widening,
         )
 
 
@@ -269,6 +274,7 @@ def _render(
     dry_run: bool,
     prune: bool,
     options: dict[str, dict[str, str]],
+    allow_widening: bool = False,
 ) -> RenderReport:
     effective = load_effective(vault, ids, project=project)
     request = RenderRequest(
@@ -277,6 +283,7 @@ def _render(
         scope=scope,
         embedded=effective.embedded,
         embedded_commands=effective.commands,
+        allow_widening=allow_widening,
     )
     folder = OutputFolder(base)
     owned = Ownership(
@@ -286,7 +293,7 @@ def _render(
     def run(codec: Codec, part: RenderRequest) -> _Outcome:
         if options.get(codec.name):
             part = msgspec.structs.replace(part, options=options[codec.name])
-        rendering = codec.render(part, folder.read)
+        rendering = render_guarded(codec, part, folder.read)
         applied = folder.apply(codec.name, rendering.files, check=check, dry_run=dry_run)
         return _Outcome(
             tuple(applied.results),
@@ -327,6 +334,8 @@ def _render(
         if len({f.path for f in codec_files}) != len(codec_files):
             raise VaultError(f"the {codec.name} codec produced a file twice")
         codec_diagnostics = [d for outcome in found for d in outcome.diagnostics]
+        # Refusals last, in profile order, whether the render was split or not.
+        codec_diagnostics.sort(key=lambda d: d.code == "render-widens")
         stale, notes = owned.settle(
             codec.name,
             [r for outcome in found for r in outcome.records],

@@ -121,6 +121,10 @@ class ProfileFields(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=Tru
         Meta(description="Config keys to set (model, permission_mode, runtime, ...); null removes"),
     ] = UNSET
     allowed_tools: list[str] | UnsetType | None = UNSET
+    tools_exact: Annotated[
+        bool | UnsetType | None,
+        Meta(description="true: allowed_tools is the whole tool set ([] = no tools)"),
+    ] = UNSET
     denied_tools: list[str] | UnsetType | None = UNSET
     mcp_servers: Annotated[list[str] | UnsetType | None, Meta(description="MCP registry names")] = (
         UNSET
@@ -342,6 +346,8 @@ def _edits(fields: ProfileFields, *, creating: bool) -> list[patch.Edit]:
         for key in ("allowed_tools", "denied_tools")
         if key in set_
     }
+    if "tools_exact" in set_:
+        tools["exact"] = patch.REMOVE if set_["tools_exact"] is None else set_["tools_exact"]
     if tools:
         edits.append(patch.set_tools(**tools))
     if "mcp_servers" in set_:

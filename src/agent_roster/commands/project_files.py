@@ -4,7 +4,7 @@ one resolution needs, writing a seeded override, and removing files with their f
 from __future__ import annotations
 
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.mcp import McpServer
@@ -117,14 +117,19 @@ def seed_text(
         if config:
             parts.append(_block("Config", config))
             seeded.extend(config)
-        tools = {
+        tools: dict[str, Any] = {
             key: list(value)
             for key, value in (("allowed", base.allowed_tools), ("denied", base.denied_tools))
             if value
         }
+        if base.tools_exact:
+            tools["allowed"] = list(base.allowed_tools)
         if tools:
-            parts.append(_block("Tools", tools))
             seeded.extend(f"{key}_tools" for key in tools)
+            if base.tools_exact:
+                tools["exact"] = True
+                seeded.append("tools_exact")
+            parts.append(_block("Tools", tools))
         if base.mcp_servers:
             parts.append(_block("MCP Servers", list(base.mcp_servers)))
             seeded.append("mcp_servers")

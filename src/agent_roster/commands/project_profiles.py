@@ -223,7 +223,15 @@ def _system_ids(layout: VaultLayout) -> list[str]:
 
 
 _FRONTMATTER = ("name", "description", "tags")
-_FIELDS = (*_FRONTMATTER, "allowed_tools", "denied_tools", "mcp_servers", "install", "sections")
+_FIELDS = (
+    *_FRONTMATTER,
+    "allowed_tools",
+    "tools_exact",
+    "denied_tools",
+    "mcp_servers",
+    "install",
+    "sections",
+)
 
 
 def edit_project_profile(
@@ -238,7 +246,7 @@ def edit_project_profile(
     """Patch an existing override in place. ``config`` maps Config keys to JSON values
     (``None`` removes the key; Config keys may also be passed directly, ``model="x"``).
     ``fields``: ``name``, ``description``, ``tags`` (frontmatter), ``allowed_tools``,
-    ``denied_tools``, ``mcp_servers`` (lists), ``install`` ({list name: list}) and
+    ``tools_exact``, ``denied_tools``, ``mcp_servers`` (lists), ``install`` ({list name: list}) and
     ``sections`` ({heading: body}); ``None`` removes what it names. A literal secret among
     the new values is refused unless ``allow_literal_secret`` (``literal_secrets``)."""
     layout = VaultLayout(vault)
@@ -258,6 +266,8 @@ def edit_project_profile(
             edits.append(patch.set_frontmatter(name, patch.REMOVE if value is None else value))
         elif name in ("allowed_tools", "denied_tools"):
             tools[name.split("_")[0]] = patch.REMOVE if value is None else value
+        elif name == "tools_exact":
+            tools["exact"] = patch.REMOVE if value is None else value
         elif name == "mcp_servers":
             edits.append(patch.set_mcp_servers(patch.REMOVE if value is None else value))
         elif name == "install":

@@ -140,6 +140,11 @@ def build_schemas() -> dict[str, dict[str, Any]]:
                 "properties": {
                     "allowed": _names("tools the agent may use; bare names are canonical"),
                     "denied": _names("tools the agent must not use"),
+                    "exact": {
+                        "type": "boolean",
+                        "description": "allowed is the whole tool set, even when empty "
+                        "([] = no tools); roster.toml's default list does not fill it",
+                    },
                 },
                 "additionalProperties": True,
             },

@@ -112,6 +112,10 @@ class AgentProfile(msgspec.Struct, frozen=True, kw_only=True):
     extra_config: dict[str, Any] = msgspec.field(default_factory=dict)
     # Tools and MCP
     allowed_tools: tuple[str, ...] = ()
+    #: ``allowed_tools`` is the complete tool set, even when empty (Tools ``"exact": true``):
+    #: ``()`` then means "no tools", never "the runtime's default", and roster.toml's
+    #: default list does not fill it (issue 12 item 2).
+    tools_exact: bool = False
     denied_tools: tuple[str, ...] = ()
     mcp_servers: tuple[str, ...] = ()
     # Prompt and install
@@ -197,6 +201,7 @@ class AgentProfile(msgspec.Struct, frozen=True, kw_only=True):
             "harness": self.harness,
             "extra_config": self.extra_config,
             "allowed_tools": list(self.allowed_tools),
+            "tools_exact": self.tools_exact,
             "denied_tools": list(self.denied_tools),
             "mcp_servers": list(self.mcp_servers),
             "role": self.role,

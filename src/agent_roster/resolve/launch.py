@@ -241,6 +241,19 @@ def _claude(
             notes.append(f"{name!r} is no longer a Claude Code tool; {kept}")
     if allowed:
         argv.values("--allowed-tools", allowed, "allowed tool")
+    if profile.tools_exact:
+        # --allowed-tools only spares the listed tools a prompt; --tools is the set of
+        # built-in tools the session has at all, "" for none (issue 12 item 2: an exact
+        # empty list is no tools, never every tool).
+        builtins = [
+            name
+            for name in dict.fromkeys(t.split("(", 1)[0] for t in allowed)
+            if name in tools.CLAUDE_BUILTIN_TOOLS
+        ]
+        if builtins:
+            argv.option("--tools", ",".join(builtins), "tool")
+        else:
+            argv.flag("--tools=")  # no tools at all
     if denied:
         argv.values("--disallowed-tools", denied, "denied tool")
     config = claude_mcp_config(resolution, embedded, inject)

@@ -56,7 +56,17 @@ CONFIG = (
     "permission",
     "native",
 )
-REPLACED = (*FRONTMATTER, *CONFIG, "allowed_tools", "denied_tools", "mcp_servers")
+REPLACED = (
+    *FRONTMATTER,
+    *CONFIG,
+    "allowed_tools",
+    "tools_exact",
+    "denied_tools",
+    "mcp_servers",
+)
+#: ``allowed`` and ``exact`` say together what the tool set is: a file that sets either
+#: replaces both (an override's ``"allowed": ["Read"]`` over an exact parent is not exact).
+TOOL_SET = frozenset({"allowed_tools", "tools_exact"})
 MAPPINGS = {"harness": "Config", "extra_config": "Config", "metadata": "frontmatter"}
 INSTALL_KEYS = ("npm", "pip", "commands")
 #: What roster.toml [defaults] may fill in when a profile leaves it empty.
@@ -77,7 +87,7 @@ def section_of(field: str) -> str:
         return "frontmatter"
     if field in CONFIG or field in ("harness", "extra_config"):
         return "Config"
-    if field in ("allowed_tools", "denied_tools"):
+    if field in ("allowed_tools", "denied_tools", "tools_exact"):
         return "Tools"
     if field == "mcp_servers":
         return "MCP Servers"
@@ -129,6 +139,8 @@ def overlay(
     changes: dict[str, Any] = {}
     origins = dict(base_origins)
     top_set = set_fields(top)
+    if top_set & TOOL_SET:
+        top_set = top_set | TOOL_SET
     for field in top_set:
         if field in REPLACED:
             changes[field] = getattr(top, field)
@@ -170,6 +182,8 @@ def with_defaults(
     changes: dict[str, Any] = {}
     merged = dict(origins)
     for field in DEFAULTABLE:
+        if field == "allowed_tools" and profile.tools_exact:
+            continue  # the tool set is exact: [] means no tools, not "use the default"
         current = getattr(profile, field)
         fallback = getattr(defaults, field)
         if current in ("", None, ()) and fallback not in ("", None, ()):

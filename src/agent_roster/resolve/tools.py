@@ -13,12 +13,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from agent_roster.known_tools import (
+    CLAUDE_BUILTIN_TOOLS,
     DEFAULT_EMBEDDED_COMMANDS,
     RETIRED_CLAUDE_TOOLS,
     to_claude,
 )
 
-__all__ = ["RETIRED_CLAUDE_TOOLS", "for_claude", "for_supervisor"]
+__all__ = ["CLAUDE_BUILTIN_TOOLS", "RETIRED_CLAUDE_TOOLS", "for_claude", "for_supervisor"]
 # RETIRED_CLAUDE_TOOLS: a deny rule for a retired tool is still passed: an older CLI may have
 # the tool, and dropping the rule there would grant it. Launch specs note each one.
 

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 SCRIPT_LOCATION = "agent_roster.store:migrations"
 #: The newest revision in ``migrations/versions``; a test keeps the two equal.
-HEAD = "0005"
+HEAD = "0006"
 
 
 def alembic_config(connection: Connection | None = None) -> Config:

@@ -47,6 +47,7 @@ PLAIN_FIELDS = (
     "top_p",
     "mode",
     "color",
+    "tools_exact",
     "created_at",
     "updated_at",
 )

@@ -128,6 +128,8 @@ agent_profiles = Table(
     _text("harness", "{}"),
     _text("extra_config", "{}"),
     _text("denied_tools", "[]"),
+    # Migration 0005: ``allowed_tools`` is the whole tool set ([] = no tools).
+    Column("tools_exact", Boolean, nullable=False, server_default=false()),
     _text("sections", "[]"),
     _text("metadata", "{}"),
     _text("fields_set", "[]"),

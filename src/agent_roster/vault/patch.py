@@ -99,10 +99,16 @@ def set_config(changes: Mapping[str, Any]) -> Edit:
     return BlockEdit("config", changes)
 
 
-def set_tools(*, allowed: Any = MISSING, denied: Any = MISSING) -> Edit:
-    """Replace the ``allowed`` and/or ``denied`` lists; :data:`REMOVE` deletes one."""
+def set_tools(*, allowed: Any = MISSING, denied: Any = MISSING, exact: Any = MISSING) -> Edit:
+    """Replace the ``allowed`` and/or ``denied`` lists, or set ``exact`` (true: ``allowed``
+    is the whole tool set); :data:`REMOVE` deletes one."""
     changes = {k: v for k, v in (("allowed", allowed), ("denied", denied)) if v is not MISSING}
-    return BlockEdit("tools", {k: _listed(v) for k, v in changes.items()})
+    values: dict[str, Any] = {k: _listed(v) for k, v in changes.items()}
+    if exact is not MISSING:
+        if exact is not REMOVE and not isinstance(exact, bool):
+            raise UsageError(f"Tools 'exact' must be true or false, got {exact!r}")
+        values["exact"] = exact
+    return BlockEdit("tools", values)
 
 
 def set_install(changes: Mapping[str, Sequence[str] | Remove]) -> Edit:

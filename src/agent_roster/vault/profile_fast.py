@@ -231,9 +231,13 @@ def _tools(
         return False
     embedded = known.embedded if known else DEFAULT_EMBEDDED_SERVER
     lists = []
+    exact = None
     for key, value in data.items():
         field = _TOOL_FIELDS.get(key)
         if field is None:
+            if key == "exact" and type(value) is bool:
+                exact = value
+                continue
             return False
         names = clean_names(value, embedded)
         if names is None:
@@ -250,6 +254,9 @@ def _tools(
     for field, names in lists:
         fields[field] = names
         fields_set.add(field)
+    if exact is not None:
+        fields["tools_exact"] = exact
+        fields_set.add("tools_exact")
     return True
 
 

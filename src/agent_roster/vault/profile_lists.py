@@ -25,7 +25,7 @@ from agent_roster.vault.document import Reporter, describe
 from agent_roster.vault.jsonblock import JsonBlock, json_type
 from agent_roster.vault.paths import segment_problem
 
-TOOLS_KEYS = ("allowed", "denied")
+TOOLS_KEYS = ("allowed", "denied", "exact")
 INSTALL_KEYS = ("npm", "pip", "commands")
 
 NPM_NAME = re.compile(
@@ -67,16 +67,31 @@ def known_key(
 
 def validate_tools(
     block: JsonBlock, r: Reporter, known: KnownTools | None
-) -> dict[str, tuple[str, ...]]:
-    """Tools: ``allowed``/``denied`` lists of names, canonicalised to bare names."""
+) -> dict[str, tuple[str, ...] | bool]:
+    """Tools: ``allowed``/``denied`` lists of names, canonicalised to bare names, and
+    ``exact`` (``tools_exact``: ``allowed`` is the whole tool set, ``[]`` meaning none)."""
     data = json_object(block, r, "Tools", 'write {"allowed": ["Read", "Grep"], "denied": []}')
     if data is None:
         return {}
-    out: dict[str, tuple[str, ...]] = {}
+    out: dict[str, tuple[str, ...] | bool] = {}
     embedded = known.embedded if known else DEFAULT_EMBEDDED_SERVER
     commands = known.commands if known else DEFAULT_EMBEDDED_COMMANDS
     for key, value in data.items():
-        if not known_key(block, r, "Tools", key, TOOLS_KEYS, "Tools takes 'allowed' and 'denied'"):
+        if not known_key(
+            block, r, "Tools", key, TOOLS_KEYS, "Tools takes 'allowed', 'denied' and 'exact'"
+        ):
+            continue
+        if key == "exact":
+            if isinstance(value, bool):
+                out["tools_exact"] = value
+            else:
+                r.at(
+                    block,
+                    (key,),
+                    "json-type",
+                    f"Tools 'exact' must be true or false, got {json_type(value)}",
+                    '"exact": true makes "allowed" the whole tool set ([] = no tools)',
+                )
             continue
         fast = clean_names(value, embedded)
         if fast is not None:
@@ -129,7 +144,7 @@ def validate_tools(
             if known is not None and not known.is_known(name):
                 unknown_tool(block, r, known, key, index, name)
         out["allowed_tools" if key == "allowed" else "denied_tools"] = tuple(canonical)
-    both = set(out.get("allowed_tools", ())) & set(out.get("denied_tools", ()))
+    both = set(_names(out, "allowed_tools")) & set(_names(out, "denied_tools"))
     denied = data.get("denied") if both else None
     for index, raw in enumerate(denied if isinstance(denied, list) else ()):
         tool = (
@@ -150,6 +165,11 @@ def validate_tools(
 #: Per embedded-server name, tool names already seen to be clean: strings, stripped,
 #: non-empty and without that server's prefix.
 _CLEAN_NAMES: dict[str, set[str]] = {}
+
+
+def _names(found: dict[str, tuple[str, ...] | bool], field: str) -> tuple[str, ...]:
+    value = found.get(field, ())
+    return value if isinstance(value, tuple) else ()
 
 
 def clean_names(value: Any, embedded: str) -> tuple[str, ...] | None:

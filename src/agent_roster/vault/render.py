@@ -113,13 +113,14 @@ def render_profile(profile: AgentProfile) -> str:
     config = config_block(profile)
     if config:
         parts.append(_block("Config", config))
-    if profile.allowed_tools or profile.denied_tools:
-        parts.append(
-            _block(
-                "Tools",
-                {"allowed": list(profile.allowed_tools), "denied": list(profile.denied_tools)},
-            )
-        )
+    if profile.allowed_tools or profile.denied_tools or profile.tools_exact:
+        tools: dict[str, Any] = {
+            "allowed": list(profile.allowed_tools),
+            "denied": list(profile.denied_tools),
+        }
+        if profile.tools_exact:
+            tools["exact"] = True
+        parts.append(_block("Tools", tools))
     if profile.mcp_servers:
         parts.append(_block("MCP Servers", list(profile.mcp_servers)))
     parts.extend(_prose(s) for s in trailing)

@@ -15,6 +15,7 @@ from typing import Any
 import msgspec
 
 from agent_roster.codecs.agh import rules
+from agent_roster.codecs.agh import semantics as agh_semantics
 from agent_roster.codecs.agh.read import (
     SIDECAR,
     AghFile,
@@ -29,7 +30,9 @@ from agent_roster.codecs.base import (
     Discovery,
     Loss,
     LossOutcome,
+    NativeAgent,
     NativeFile,
+    Probe,
     ReadExisting,
     Rendering,
     RenderOption,
@@ -43,6 +46,7 @@ from agent_roster.codecs.unloaded import not_loaded
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.mcp import McpServer
 from agent_roster.model.profile import AgentProfile, PermissionRule, Runtime
+from agent_roster.model.profile import PermissionAction as PermissionAction
 
 
 def _is_mcp_ref(value: str) -> bool:
@@ -61,11 +65,10 @@ class AghCodec:
     #: against probe renders by tests/codecs/test_support_matrix.py).
     support = declare(
         kept="description prompt model mcp_servers agent_name",
-        translated="permission_mode allowed_tools permission",
-        embedded="allowed_tools denied_tools permission",
+        translated="permission_mode permission",
         dropped="name provider temperature top_p max_turns max_tokens_per_task mode "
         "color runtime tags install",
-        refused="mcp_servers",
+        refused="permission_mode allowed_tools denied_tools permission mcp_servers",
     )
     native_fields = frozenset({"id", "model", "agent_name", "mcp_servers", "prompt"})
 
@@ -229,6 +232,10 @@ class AghCodec:
         return self._to_profile(found, {}, [], [])
 
     # -- render ---------------------------------------------------------------------------
+
+    def decide(self, agent: NativeAgent, probe: Probe) -> PermissionAction:
+        """AGH's own decision for one call of ``agent`` (``agh/semantics.py``)."""
+        return agh_semantics.decide(agent, probe)
 
     def render(self, request: RenderRequest, existing: ReadExisting) -> Rendering:
         """``AGENT.md`` (+ ``mcp.json``, capability files) per profile, each checked with

@@ -16,7 +16,9 @@ from agent_roster.codecs.base import (
     Discovery,
     Loss,
     LossOutcome,
+    NativeAgent,
     NativeFile,
+    Probe,
     ReadExisting,
     Rendering,
     RenderOption,
@@ -26,6 +28,7 @@ from agent_roster.codecs.base import (
 )
 from agent_roster.codecs.base import loss as _loss
 from agent_roster.codecs.claude import mcp as claude_mcp
+from agent_roster.codecs.claude import semantics as claude_semantics
 from agent_roster.codecs.claude.files import (
     COMMON_DROPS,
     dedupe,
@@ -45,9 +48,9 @@ from agent_roster.codecs.claude.read import (
 )
 from agent_roster.codecs.claude.rules import (
     ClaudePermissions,
+    claude_mode,
     is_narrowed,
     name_problem,
-    narrowed_sentences,
     native_tool,
 )
 from agent_roster.codecs.native_md import (
@@ -56,12 +59,14 @@ from agent_roster.codecs.native_md import (
     model_for,
     write_native,
 )
+from agent_roster.codecs.permissions import effective_rules
 from agent_roster.codecs.prompt import render_prompt
 from agent_roster.codecs.support import declare
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.known_tools import DEFAULT_EMBEDDED_COMMANDS, DEFAULT_EMBEDDED_SERVER
 from agent_roster.model.mcp import McpServer
 from agent_roster.model.profile import AgentProfile
+from agent_roster.model.profile import PermissionAction as PermissionAction
 
 AGENTS_DIR = ".claude/agents"
 PROJECT_MCP = ".mcp.json"
@@ -87,11 +92,10 @@ class ClaudeCodec:
     #: against probe renders by tests/codecs/test_support_matrix.py).
     support = declare(
         kept="description prompt model max_turns permission_mode allowed_tools "
-        "denied_tools mcp_servers color",
-        translated="allowed_tools permission",
-        embedded="denied_tools permission",
-        dropped="name provider temperature top_p max_tokens_per_task permission mode "
-        "runtime agent_name tags install",
+        "denied_tools permission mcp_servers color",
+        translated="allowed_tools denied_tools permission",
+        dropped="name provider temperature top_p max_tokens_per_task mode runtime "
+        "agent_name tags install",
     )
     # permission_mode "full" comes back as bypassPermissions (reported translated);
     # narrowed denies cannot be per-agent denies, so denied_tools is not native.
@@ -110,6 +114,10 @@ class ClaudeCodec:
     )
 
     # --- render -------------------------------------------------------------------------
+
+    def decide(self, agent: NativeAgent, probe: Probe) -> PermissionAction:
+        """Claude Code's own decision for one call of ``agent`` (``claude/semantics.py``)."""
+        return claude_semantics.decide(agent, probe)
 
     def render(self, request: RenderRequest, existing: ReadExisting) -> Rendering:
         """Agent files plus the referenced servers merged into the scope's MCP file."""
@@ -179,31 +187,28 @@ class ClaudeCodec:
         profile_losses: list[Loss] = [*name_loss(profile, self.title)]
         profile_losses += dropped(profile, _DROPS, self.title)
         data: dict[str, Any] = {"name": profile.id, "description": profile.description}
-        constraints: list[str] = []
-        perms = ClaudePermissions(profile, embedded)
+        mode = claude_mode(profile)
+        perms = ClaudePermissions(profile, mode, embedded, commands)
         narrowed_allow = [t for t in profile.allowed_tools if is_narrowed(t)]
         if narrowed_allow:
-            constraints += narrowed_sentences(narrowed_allow, allow=True)
             profile_losses.append(
                 _loss(
                     profile,
                     "allowed_tools",
                     LossOutcome.TRANSLATED,
-                    "an agent's tools list grants the whole tool, so "
-                    f"{', '.join(narrowed_allow)} allow every call of the tool; the argument "
-                    "patterns are embedded as prose",
+                    "an agent's tools list grants the whole tool (Claude Code does not enforce "
+                    f"the pattern), so {', '.join(narrowed_allow)} allow every call of the tool",
                 )
             )
         narrowed_deny = [t for t in profile.denied_tools if is_narrowed(t)]
         if narrowed_deny:
-            constraints += narrowed_sentences(narrowed_deny, allow=False)
             profile_losses.append(
                 _loss(
                     profile,
                     "denied_tools",
-                    LossOutcome.EMBEDDED,
+                    LossOutcome.DROPPED,
                     "disallowedTools removes the whole tool whatever the pattern, so "
-                    f"{', '.join(narrowed_deny)} are embedded as prose",
+                    f"{', '.join(narrowed_deny)} are not written",
                 )
             )
         bare = [
@@ -221,17 +226,14 @@ class ClaudeCodec:
                     f"mcp__{embedded}__<name> (that server is roster's own)",
                 )
             )
-        if profile.allowed_tools or perms.lead_deny:
-            tools = [native_tool(t, embedded, commands) for t in profile.allowed_tools]
-            tools += perms.allow
-            data["tools"] = dedupe(tools)
+        if perms.list is not None:
+            data["tools"] = dedupe(perms.list)
         denied = [
             native_tool(t, embedded, commands) for t in profile.denied_tools if not is_narrowed(t)
         ]
         if denied or perms.deny:
             data["disallowedTools"] = dedupe(denied + perms.deny)
-        self._permission_losses(profile, perms, profile_losses)
-        constraints += perms.constraints
+        self._permission_losses(profile, perms, denied, profile_losses)
         model = model_for(profile, self.name)
         if model:
             data["model"] = model
@@ -265,7 +267,7 @@ class ClaudeCodec:
                 )
         self._pass_through(profile, data, profile_losses)
         losses.extend(profile_losses)
-        body = render_prompt(profile, constraints)
+        body = render_prompt(profile)
         content = keep_native(
             profile.native.get(self.name),
             write_native(data, body),
@@ -275,49 +277,87 @@ class ClaudeCodec:
         return NativeFile(path=path, content=content, profile=profile.id)
 
     def _permission_losses(
-        self, profile: AgentProfile, perms: ClaudePermissions, out: list[Loss]
+        self,
+        profile: AgentProfile,
+        perms: ClaudePermissions,
+        denied: list[str],
+        out: list[Loss],
     ) -> None:
-        if not profile.permission:
-            return
-        if perms.allow or perms.deny or perms.lead_deny:
-            parts = []
-            if perms.lead_deny:
-                parts.append("'*: deny' became an explicit tools allowlist")
-            if perms.allow:
-                parts.append(f"tools gained {', '.join(dedupe(perms.allow))}")
-            if perms.deny:
-                parts.append(f"disallowedTools gained {', '.join(dedupe(perms.deny))}")
-            out.append(_loss(profile, "permission", LossOutcome.TRANSLATED, "; ".join(parts)))
-            if perms.allow:
+        field = "permission" if profile.permission else "allowed_tools"
+        # An agent file holds whole tools only: a rule by argument is not written, and the
+        # tool is decided as the lists and the mode decide it (stricter here: the render
+        # check refuses, or narrows, what would be wider).
+        for sourced in effective_rules(profile):
+            rule = sourced.rule
+            if rule.pattern != "*" and sourced.source != "permission_mode":
                 out.append(
                     _loss(
                         profile,
-                        "allowed_tools",
+                        sourced.source,
                         LossOutcome.TRANSLATED,
-                        "gained entries from permission rules; they import back as allowed tools",
+                        f"{sourced.text()}: an agent file holds no rule by argument; the whole "
+                        "tool is decided by the tools lists and the permission mode",
                     )
                 )
-            if perms.deny:
+        gained = [t for t in perms.list or () if t not in profile.allowed_tools]
+        if gained and profile.allowed_tools:
+            for lost in dict.fromkeys((field, "allowed_tools")):
                 out.append(
                     _loss(
                         profile,
-                        "denied_tools",
+                        lost,
                         LossOutcome.TRANSLATED,
-                        "gained entries from permission rules; they import back as denied tools",
+                        f"tools gained {', '.join(dedupe(gained))} from the permission "
+                        "rules (they import back as allowed tools)",
                     )
                 )
-        if perms.constraints:
-            out.append(
-                _loss(
-                    profile,
-                    "permission",
-                    LossOutcome.EMBEDDED,
-                    "argument-level rules have no per-agent form in Claude Code (settings.json "
-                    "rules are session-wide); embedded as prose",
+        elif perms.list is not None and not profile.allowed_tools:
+            for lost in dict.fromkeys((field, "allowed_tools")):
+                out.append(
+                    _loss(
+                        profile,
+                        lost,
+                        LossOutcome.TRANSLATED,
+                        "the rules deny every tool they do not name: written as the tools "
+                        "list " + (", ".join(dedupe(perms.list)) or "[] (no tools)"),
+                    )
                 )
-            )
-        if perms.dropped:
-            out.append(_loss(profile, "permission", LossOutcome.DROPPED, "; ".join(perms.dropped)))
+        extra = [t for t in perms.deny if t not in denied and t not in perms.narrowed]
+        # Both import back as denied tools: denied_tools changes too.
+        if extra:
+            for lost in dict.fromkeys((field, "denied_tools")):
+                out.append(
+                    _loss(
+                        profile,
+                        lost,
+                        LossOutcome.TRANSLATED,
+                        f"disallowedTools gained {', '.join(dedupe(extra))} (the rules deny "
+                        "them)",
+                    )
+                )
+        if perms.narrowed:
+            for lost in dict.fromkeys((field, "denied_tools")):
+                out.append(
+                    _loss(
+                        profile,
+                        lost,
+                        LossOutcome.TRANSLATED,
+                        f"{', '.join(dedupe(perms.narrowed))}: ask becomes deny (Claude Code "
+                        "runs them without asking in this permission mode)",
+                    )
+                )
+        if perms.stricter:
+            # Import reads the mode's prompts back as ask rules: permission changes too.
+            for lost in dict.fromkeys((field, "permission")):
+                out.append(
+                    _loss(
+                        profile,
+                        lost,
+                        LossOutcome.TRANSLATED,
+                        f"{', '.join(dedupe(perms.stricter))}: allow becomes ask (the "
+                        "permission mode asks; set permission_mode to change that)",
+                    )
+                )
 
     def _pass_through(self, profile: AgentProfile, data: dict[str, Any], out: list[Loss]) -> None:
         extra = profile.harness.get("claude", {})

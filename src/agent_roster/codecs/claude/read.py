@@ -15,7 +15,9 @@ from typing import Any, NamedTuple
 
 from agent_roster.codecs.base import Loss, LossOutcome
 from agent_roster.codecs.claude import mcp as claude_mcp
+from agent_roster.codecs.claude import semantics as claude_semantics
 from agent_roster.codecs.claude.files import AgentFile, diag_at, import_document
+from agent_roster.codecs.claude.semantics import PERMISSION_MODES, mode_of, tool_list
 from agent_roster.codecs.native_md import (
     JS_LINE_ENDS,
     JS_WHITESPACE,
@@ -26,11 +28,9 @@ from agent_roster.codecs.native_md import (
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.known_tools import DEFAULT_EMBEDDED_SERVER, strip_embedded_prefix
 from agent_roster.model.mcp import McpServer
-from agent_roster.model.profile import AgentProfile, PermissionAction, PermissionRule
+from agent_roster.model.profile import AgentProfile
 from agent_roster.vault.frontmatter import read_frontmatter
 
-#: Claude Code's permission modes (``OM`` in the 2.1.197 bundle).
-PERMISSION_MODES = ("acceptEdits", "auto", "bypassPermissions", "default", "dontAsk", "plan")
 #: Subagent colours the CLI keeps; any other value is ignored.
 COLORS = ("red", "blue", "green", "yellow", "purple", "orange", "pink", "cyan")
 #: Keys with a canonical field.
@@ -104,40 +104,6 @@ def _flow_list(value: str) -> bool:
 
 #: Claude Code's recovery, for :func:`native_md.read_native_recovering`.
 RECOVERY = Recovery("Claude Code", quote_values, "parses it again with values holding ': ' quoted")
-
-
-def split_tools(value: str) -> list[str]:
-    """Claude's list splitting: commas and spaces separate, except inside parentheses."""
-    out: list[str] = []
-    current = ""
-    depth = False
-    for char in value:
-        if char == "(":
-            depth = True
-        elif char == ")":
-            depth = False
-        if char in ", " and not depth:
-            if current.strip():
-                out.append(current.strip())
-            current = ""
-        else:
-            current += char
-    if current.strip():
-        out.append(current.strip())
-    return out
-
-
-def tool_list(value: Any) -> list[str] | None:
-    """``tools`` as Claude reads it: ``None`` = every tool, else the (maybe empty) list."""
-    if value is None:
-        return None
-    items: list[str] = []
-    if isinstance(value, str):
-        items = [value]
-    elif isinstance(value, list):
-        items = [v for v in value if isinstance(v, str)]
-    names = [name for item in items for name in split_tools(item)]
-    return None if "*" in names else names
 
 
 def _canonical_tool(name: str) -> str:
@@ -265,32 +231,37 @@ def read_agent(found: AgentFile) -> ReadAgent:
             "pick one of Claude Code's subagent colours",
         )
     allowed: tuple[str, ...] = ()
-    permission: tuple[PermissionRule, ...] = ()
-    if "tools" in data:
-        tools = tool_list(data["tools"])
-        if tools == []:
-            permission = (PermissionRule(permission="*", action=PermissionAction.DENY),)
+    exact = False
+    tools = tool_list(data["tools"]) if "tools" in data else None
+    if tools == []:
+        exact = True  # no tools at all: the exact empty set (issue 12 item 2)
+        if not isinstance(data["tools"], (str, list)):
+            warn(
+                "tools",
+                "tools is neither a string nor a list: the agent gets no tools",
+                "write a list of tool names",
+            )
+    elif tools is not None:
+        allowed = tuple(dict.fromkeys(_canonical_tool(t) for t in tools))
+    # What the permission mode makes of the tools, written out so that roster and every
+    # other harness decide as Claude Code does (an absent mode is Claude's default).
+    permission = claude_semantics.import_rules(mode_of(data), tools)
+    denied: tuple[str, ...] = ()
+    if "disallowedTools" in data:
+        named = [_canonical_tool(t) for t in tool_list(data["disallowedTools"]) or []]
+        # Claude Code removes a disallowed tool whole, whatever its argument pattern.
+        whole = [name.split("(", 1)[0].strip() for name in named]
+        if whole != named:
             losses.append(
                 Loss(
                     profile=name,
-                    field="allowed_tools",
+                    field="denied_tools",
                     outcome=LossOutcome.TRANSLATED,
-                    detail="an empty tools list (no tools at all) became the rule '*: deny'",
+                    detail="disallowedTools removes a tool whole, whatever its argument "
+                    "pattern: imported as the whole tool",
                 )
             )
-            if not isinstance(data["tools"], (str, list)):
-                warn(
-                    "tools",
-                    "tools is neither a string nor a list: the agent gets no tools",
-                    "write a list of tool names",
-                )
-        elif tools is not None:
-            allowed = tuple(dict.fromkeys(_canonical_tool(t) for t in tools))
-    denied: tuple[str, ...] = ()
-    if "disallowedTools" in data:
-        denied = tuple(
-            dict.fromkeys(_canonical_tool(t) for t in tool_list(data["disallowedTools"]) or [])
-        )
+        denied = tuple(dict.fromkeys(whole))
     refs: list[str] = []
     inline: dict[str, McpServer] = {}
     servers = data.get("mcpServers")
@@ -335,6 +306,7 @@ def read_agent(found: AgentFile) -> ReadAgent:
         color=color_text,
         permission=permission,
         allowed_tools=allowed,
+        tools_exact=exact,
         denied_tools=denied,
         mcp_servers=tuple(dict.fromkeys(refs)),
         sections=imported.sections,

@@ -12,12 +12,15 @@ import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
-from agent_roster.codecs.permissions import effective_rules, evaluate
+from agent_roster.codecs import semantics
+from agent_roster.codecs.base import Probe
+from agent_roster.codecs.claude import semantics as claude_semantics
+from agent_roster.codecs.permissions import ALIASES, SECONDARY, SourcedRule, effective_rules
+from agent_roster.codecs.semantics import PROBE_MCP_TOOL
 from agent_roster.codecs.tool_names import canonical_tools, native_names, split_ref
 from agent_roster.known_tools import (
     DEFAULT_EMBEDDED_COMMANDS,
     DEFAULT_EMBEDDED_SERVER,
-    RETIRED_CLAUDE_TOOLS,
     to_claude,
 )
 from agent_roster.model.profile import AgentProfile, PermissionAction, PermissionRule
@@ -101,38 +104,103 @@ def name_problem(ident: str) -> str:
     return ""
 
 
-class ClaudePermissions:
-    """What the canonical ``permission`` rules add to ``tools``/``disallowedTools``."""
+def claude_mode(profile: AgentProfile) -> str:
+    """The permission mode a rendered agent runs in: the profile's (``full`` is
+    ``bypassPermissions``), else a ``dontAsk`` kept in ``harness.claude``, else Claude
+    Code's ``default``."""
+    mode = profile.permission_mode
+    if mode == "full":
+        return "bypassPermissions"
+    if mode:
+        return mode
+    kept = profile.harness.get("claude", {}).get("permissionMode")
+    return kept if kept in claude_semantics.PERMISSION_MODES else "default"
 
-    def __init__(self, profile: AgentProfile, embedded: str = DEFAULT_EMBEDDED_SERVER) -> None:
-        self.allow: list[str] = []
+
+class ClaudePermissions:
+    """What a profile's rules make of an agent's ``tools`` and ``disallowedTools``, decided
+    tool by tool (issue 12 item 2). Claude Code decides a call by the agent's tool list,
+    then its permission mode (``claude/semantics.py``); for each tool this keeps Claude's
+    answer at most as permissive as the profile's:
+
+    * the profile denies every tool it does not name (``*: deny``, an allowlist, an exact
+      set): an explicit ``tools`` list, with each tool a rule allows added;
+    * Claude would allow or ask where the profile denies, or allow where it asks (Claude
+      cannot ask for a read-only tool): the tool goes into ``disallowedTools`` (``ask`` so
+      becomes ``deny``, reported);
+    * the profile allows where the mode asks: Claude asks (stricter; reported).
+
+    What Claude cannot hold per agent (argument patterns) is left to the render check,
+    which refuses the agent (``codecs/guard.py``); nothing is written as prose."""
+
+    def __init__(
+        self,
+        profile: AgentProfile,
+        mode: str,
+        embedded: str = DEFAULT_EMBEDDED_SERVER,
+        commands: frozenset[str] = DEFAULT_EMBEDDED_COMMANDS,
+    ) -> None:
+        rules = effective_rules(profile, embedded=embedded)
+        self.list: list[str] | None = None
         self.deny: list[str] = []
-        self.constraints: list[str] = []
-        self.dropped: list[str] = []
-        rules = profile.permission
-        first = rules[0] if rules else None
-        self.lead_deny = first is not None and (first.permission, first.pattern, first.action) == (
-            "*",
-            "*",
-            PermissionAction.DENY,
-        )
-        effective = effective_rules(profile, embedded=embedded)
-        for index, rule in enumerate(rules):
-            if rule.permission == "*" and rule.pattern == "*" and index == 0 and self.lead_deny:
-                continue  # expressed by writing an explicit tools allowlist
-            if rule.pattern != "*" or rule.permission == "*":
-                self.constraints.append(rule_sentence(rule))
+        self.narrowed: list[str] = []
+        self.stricter: list[str] = []
+        if not rules:
+            return
+        catch = self._canonical(profile, "mcp__probe__do_thing", rules, embedded)
+        if profile.allowed_tools or profile.tools_exact or catch is PermissionAction.DENY:
+            self.list = [native_tool(t, embedded, commands) for t in profile.allowed_tools]
+            for name, written in self._names(profile):
+                if name in ALIASES or name in SECONDARY:
+                    continue  # granted only when the profile names it
+                found = self._canonical(profile, name, rules, embedded)
+                granted = found is not None and found is not PermissionAction.DENY
+                if granted and not claude_semantics.covers(self.list, name):
+                    self.list.append(written)
+        for name, written in self._names(profile):
+            want = self._canonical(profile, name, rules, embedded)
+            if want is None:
                 continue
-            names = tools_for_key(rule.permission, profile.mcp_servers)
-            names = [n for n in names if n not in RETIRED_CLAUDE_TOOLS] or names
-            decision = evaluate(effective, rule.permission).action
-            if not names:
-                self.dropped.append(f"{rule.permission} (no Claude Code tool)")
-            elif decision is PermissionAction.DENY:
-                self.deny.extend(names)
-            elif decision is PermissionAction.ALLOW and (profile.allowed_tools or self.lead_deny):
-                self.allow.extend(names)
-            elif decision is PermissionAction.ALLOW:
-                self.dropped.append(f"{rule.permission}: allow (every tool is available already)")
-            else:
-                self.dropped.append(f"{rule.permission}: ask (permissionMode default asks)")
+            got = self._claude(name, mode)
+            if semantics.wider(got, want):
+                if written not in self.deny:
+                    self.deny.append(written)
+                if want is PermissionAction.ASK:
+                    self.narrowed.append(written)
+            elif semantics.wider(want, got) and name in PROMPTED:
+                self.stricter.append(name)
+
+    @staticmethod
+    def _names(profile: AgentProfile) -> list[tuple[str, str]]:
+        # (the name decided, the name written): built-ins, and each MCP server as a whole.
+        found = [(tool, tool) for tool in UNIVERSE]
+        found += [(f"mcp__{s}__{PROBE_MCP_TOOL}", f"mcp__{s}") for s in profile.mcp_servers]
+        return found
+
+    def _claude(self, name: str, mode: str) -> PermissionAction:
+        if self.list is not None and not claude_semantics.covers(self.list, name, "*"):
+            return PermissionAction.DENY
+        if claude_semantics.covers(self.deny, name):
+            return PermissionAction.DENY
+        return claude_semantics.mode_decision(mode, split_ref(name).tool)
+
+    @staticmethod
+    def _canonical(
+        profile: AgentProfile, name: str, rules: Sequence[SourcedRule], embedded: str
+    ) -> PermissionAction | None:
+        found = semantics.canonical(profile, Probe(name), embedded=embedded, rules=rules)
+        return None if found.rule is None else found.action
+
+
+#: The Claude Code tools render decides one by one: those an import writes a rule for
+#: (``claude/semantics.IMPORT_TOOLS``) and the other prompted ones the tool table knows.
+UNIVERSE = (
+    *claude_semantics.IMPORT_TOOLS,
+    "NotebookEdit",
+    "WebFetch",
+    "WebSearch",
+    "Skill",
+    "ExitPlanMode",
+)
+#: Tools whose "allow" Claude Code's modes may turn into "ask" (reported as stricter).
+PROMPTED = frozenset({"Bash", "Edit", "Write", "WebFetch", "WebSearch"})

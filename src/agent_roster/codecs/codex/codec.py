@@ -16,13 +16,16 @@ from agent_roster.codecs.base import (
     Discovery,
     Loss,
     LossOutcome,
+    NativeAgent,
     NativeFile,
+    Probe,
     ReadExisting,
     Rendering,
     RenderOption,
     RenderRequest,
     Roots,
 )
+from agent_roster.codecs.codex import semantics as codex_semantics
 from agent_roster.codecs.codex.mcp import import_server, tool_filters
 from agent_roster.codecs.codex.read import RoleFile, read_role, trusted
 from agent_roster.codecs.codex.render import (
@@ -41,6 +44,7 @@ from agent_roster.codecs.support import declare
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.mcp import McpServer
 from agent_roster.model.profile import AgentProfile, NativeForm
+from agent_roster.model.profile import PermissionAction as PermissionAction
 
 
 class CodexCodec:
@@ -55,10 +59,10 @@ class CodexCodec:
     support = declare(
         kept="description prompt model permission_mode mcp_servers",
         translated="permission_mode",
-        embedded="allowed_tools denied_tools permission",
+        embedded="denied_tools permission",
         dropped="name provider temperature top_p max_turns max_tokens_per_task mode "
         "color runtime agent_name tags install",
-        refused="mcp_servers",
+        refused="permission_mode allowed_tools denied_tools permission mcp_servers",
     )
     native_fields = frozenset({"id", "description", "prompt", "model", "mcp_servers"})
 
@@ -131,6 +135,10 @@ class CodexCodec:
             losses=tuple(losses),
             diagnostics=tuple(out),
         )
+
+    def decide(self, agent: NativeAgent, probe: Probe) -> PermissionAction:
+        """Codex's own decision for one call of ``agent`` (``codex/semantics.py``)."""
+        return codex_semantics.decide(agent, probe)
 
     def render(self, request: RenderRequest, existing: ReadExisting) -> Rendering:
         """One role file per profile, and the servers merged into ``.codex/config.toml``."""

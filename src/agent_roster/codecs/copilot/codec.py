@@ -20,7 +20,9 @@ from agent_roster.codecs.base import (
     Discovery,
     Loss,
     LossOutcome,
+    NativeAgent,
     NativeFile,
+    Probe,
     ReadExisting,
     Rendering,
     RenderOption,
@@ -38,6 +40,7 @@ from agent_roster.codecs.claude.files import (
 )
 from agent_roster.codecs.claude.rules import narrowed_sentences, rule_sentence
 from agent_roster.codecs.copilot import layers
+from agent_roster.codecs.copilot import semantics as copilot_semantics
 from agent_roster.codecs.copilot.layers import PROJECT_AGENTS, USER_AGENTS, USER_MCP, VSCODE_MCP
 from agent_roster.codecs.copilot.read import MAX_PROMPT, read_agent, read_text
 from agent_roster.codecs.copilot.tools import (
@@ -55,7 +58,8 @@ from agent_roster.codecs.tool_names import opencode_key, split_ref
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.known_tools import DEFAULT_EMBEDDED_COMMANDS
 from agent_roster.model.mcp import McpServer
-from agent_roster.model.profile import AgentProfile, PermissionAction
+from agent_roster.model.profile import AgentProfile
+from agent_roster.model.profile import PermissionAction as PermissionAction
 
 __all__ = ["CODEC", "MCP_OPTION", "CopilotCodec", "native_tool"]
 
@@ -92,13 +96,17 @@ class CopilotCodec:
     #: What render does with each canonical field (docs/codecs/matrix.md; checked
     #: against probe renders by tests/codecs/test_support_matrix.py).
     support = declare(
-        kept="name description prompt model",
+        kept="name description prompt model denied_tools",
         translated="allowed_tools denied_tools permission mcp_servers",
         embedded="permission",
         dropped="provider temperature top_p max_turns max_tokens_per_task "
         "permission_mode mode color runtime agent_name tags install",
     )
     native_fields = frozenset({"id", "name", "description", "model", "prompt"})
+
+    def decide(self, agent: NativeAgent, probe: Probe) -> PermissionAction:
+        """Copilot's own decision for one call of ``agent`` (``copilot/semantics.py``)."""
+        return copilot_semantics.decide(agent, probe)
 
     def render(self, request: RenderRequest, existing: ReadExisting) -> Rendering:
         """Agent files, and the referenced servers merged into the scope's MCP files:

@@ -15,7 +15,9 @@ from agent_roster.codecs.base import (
     Discovery,
     Loss,
     LossOutcome,
+    NativeAgent,
     NativeFile,
+    Probe,
     ReadExisting,
     Rendering,
     RenderOption,
@@ -36,6 +38,7 @@ from agent_roster.codecs.claude.files import (
     read_settings_text,
 )
 from agent_roster.codecs.claude.rules import rule_sentence
+from agent_roster.codecs.cursor import semantics as cursor_semantics
 from agent_roster.codecs.native_md import (
     harness_diagnostic,
     keep_native,
@@ -49,7 +52,8 @@ from agent_roster.codecs.prompt import render_prompt
 from agent_roster.codecs.support import declare
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.mcp import McpServer
-from agent_roster.model.profile import AgentProfile, PermissionAction, PermissionRule
+from agent_roster.model.profile import AgentProfile, PermissionRule
+from agent_roster.model.profile import PermissionAction as PermissionAction
 
 AGENTS_DIR = ".cursor/agents"
 MCP_FILE = ".cursor/mcp.json"
@@ -89,11 +93,15 @@ class CursorCodec:
     support = declare(
         kept="description prompt model",
         translated="permission_mode mcp_servers",
-        embedded="allowed_tools denied_tools permission",
         dropped="name provider temperature top_p max_turns max_tokens_per_task "
         "permission_mode mode color runtime agent_name tags install",
+        refused="allowed_tools denied_tools permission",
     )
     native_fields = frozenset({"id", "description", "model", "prompt"})
+
+    def decide(self, agent: NativeAgent, probe: Probe) -> PermissionAction:
+        """Cursor's own decision for one call of ``agent`` (``cursor/semantics.py``)."""
+        return cursor_semantics.decide(agent, probe)
 
     def render(self, request: RenderRequest, existing: ReadExisting) -> Rendering:
         """Agent files, and the referenced servers merged into ``.cursor/mcp.json``."""

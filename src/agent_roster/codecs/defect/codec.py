@@ -15,7 +15,9 @@ from agent_roster.codecs.base import (
     Discovery,
     Loss,
     LossOutcome,
+    NativeAgent,
     NativeFile,
+    Probe,
     ReadExisting,
     Rendering,
     RenderOption,
@@ -24,6 +26,7 @@ from agent_roster.codecs.base import (
     Scope,
 )
 from agent_roster.codecs.defect import mcp
+from agent_roster.codecs.defect import semantics as defect_semantics
 from agent_roster.codecs.defect.read import (
     DEFAULT_PROMPT_FILE,
     MCP_GLOB,
@@ -41,6 +44,7 @@ from agent_roster.codecs.tool_names import to_canonical as tool_to_canonical
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.mcp import McpServer
 from agent_roster.model.profile import AgentProfile
+from agent_roster.model.profile import PermissionAction as PermissionAction
 
 PROJECT_AGENTS = ".defect/agents"
 USER_AGENTS = ".config/defect/agents"
@@ -149,6 +153,10 @@ class DefectCodec:
         )
 
     # -- render ---------------------------------------------------------------------------
+
+    def decide(self, agent: NativeAgent, probe: Probe) -> PermissionAction:
+        """defect's own decision for one call of ``agent`` (``defect/semantics.py``)."""
+        return defect_semantics.decide(agent, probe)
 
     def render(self, request: RenderRequest, existing: ReadExisting) -> Rendering:
         """``config.toml`` + ``system.md`` per profile, and the servers merged into the

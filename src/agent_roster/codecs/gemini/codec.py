@@ -18,13 +18,16 @@ from agent_roster.codecs.base import (
     Discovery,
     Loss,
     LossOutcome,
+    NativeAgent,
     NativeFile,
+    Probe,
     ReadExisting,
     Rendering,
     RenderOption,
     RenderRequest,
     Roots,
 )
+from agent_roster.codecs.gemini import semantics as gemini_semantics
 from agent_roster.codecs.gemini.read import (
     BUILTIN_AGENTS,
     AgentFile,
@@ -52,6 +55,7 @@ from agent_roster.codecs.unloaded import report_not_loaded
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.mcp import McpServer
 from agent_roster.model.profile import AgentProfile
+from agent_roster.model.profile import PermissionAction as PermissionAction
 
 
 class GeminiCodec:
@@ -64,11 +68,11 @@ class GeminiCodec:
     #: What render does with each canonical field (docs/codecs/matrix.md; checked
     #: against probe renders by tests/codecs/test_support_matrix.py).
     support = declare(
-        kept="name description prompt model temperature max_turns mcp_servers",
+        kept="name description prompt model temperature max_turns denied_tools mcp_servers",
         translated="allowed_tools denied_tools permission",
-        embedded="allowed_tools denied_tools permission",
         dropped="provider top_p max_tokens_per_task permission_mode mode color runtime "
         "agent_name tags install",
+        refused="permission",
     )
     native_fields = frozenset(
         {"id", "name", "description", "prompt", "model", "temperature", "max_turns", "mcp_servers"}
@@ -134,6 +138,10 @@ class GeminiCodec:
             losses=tuple(losses),
             diagnostics=tuple(out),
         )
+
+    def decide(self, agent: NativeAgent, probe: Probe) -> PermissionAction:
+        """Gemini CLI's own decision for one call of ``agent`` (``gemini/semantics.py``)."""
+        return gemini_semantics.decide(agent, probe)
 
     def render(self, request: RenderRequest, existing: ReadExisting) -> Rendering:
         """One agent file per profile, and the servers merged into ``settings.json``."""

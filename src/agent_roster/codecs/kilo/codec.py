@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from agent_roster.codecs.base import (
     Discovery,
+    NativeAgent,
+    Probe,
     ReadExisting,
     Rendering,
     RenderOption,
@@ -21,8 +23,10 @@ from agent_roster.codecs.base import (
 )
 from agent_roster.codecs.opencode import read as opencode_discover
 from agent_roster.codecs.opencode import render as opencode_render
+from agent_roster.codecs.opencode import semantics as opencode_semantics
 from agent_roster.codecs.opencode.flavor import KILO
 from agent_roster.codecs.support import declare
+from agent_roster.model.profile import PermissionAction
 
 
 class KiloCodec:
@@ -62,6 +66,11 @@ class KiloCodec:
     def discover(self, roots: Roots) -> Discovery:
         """The agents Kilo would load from ``roots`` (see ``opencode_discover``)."""
         return opencode_discover.discover(roots, KILO)
+
+    def decide(self, agent: NativeAgent, probe: Probe) -> PermissionAction:
+        """Kilo's own decision for one call of ``agent``: OpenCode's rules and defaults,
+        with Kilo's config files (``opencode/semantics.py``)."""
+        return opencode_semantics.decide(agent, probe, KILO)
 
     def render(self, request: RenderRequest, existing: ReadExisting) -> Rendering:
         """Agent files and the merged ``mcp`` block (see ``opencode_render``)."""

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from agent_roster.codecs.base import (
     Discovery,
+    NativeAgent,
+    Probe,
     ReadExisting,
     Rendering,
     RenderOption,
@@ -20,7 +22,9 @@ from agent_roster.codecs.base import (
 )
 from agent_roster.codecs.opencode import read as opencode_discover
 from agent_roster.codecs.opencode import render as opencode_render
+from agent_roster.codecs.opencode import semantics as opencode_semantics
 from agent_roster.codecs.support import declare
+from agent_roster.model.profile import PermissionAction as PermissionAction
 
 
 class OpenCodeCodec:
@@ -61,6 +65,10 @@ class OpenCodeCodec:
     def discover(self, roots: Roots) -> Discovery:
         """The agents OpenCode would load from ``roots`` (see ``opencode_discover``)."""
         return opencode_discover.discover(roots)
+
+    def decide(self, agent: NativeAgent, probe: Probe) -> PermissionAction:
+        """OpenCode's own decision for one call of ``agent`` (``opencode/semantics.py``)."""
+        return opencode_semantics.decide(agent, probe)
 
     def render(self, request: RenderRequest, existing: ReadExisting) -> Rendering:
         """Agent files and the merged ``mcp`` block (see ``opencode_render``)."""

@@ -36,15 +36,26 @@ from agent_roster.codecs.native_md import (
 from agent_roster.codecs.opencode.flavor import OPENCODE, REFERENCE, Flavor, header_references
 from agent_roster.codecs.opencode.js import JsoncError, js_type, jsify, load_jsonc, merge_deep
 from agent_roster.codecs.opencode.mcp import import_server
-from agent_roster.codecs.opencode.rules import strip_scoping
-from agent_roster.codecs.opencode.schema import KNOWN_KEYS, check_agent, normalize, split_model
+from agent_roster.codecs.opencode.rules import (
+    OPENCODE_BASELINE,
+    SPARE_BASELINE,
+    strip_scoping,
+    writable,
+)
+from agent_roster.codecs.opencode.schema import (
+    KNOWN_KEYS,
+    check_agent,
+    normalize,
+    permission_map,
+    split_model,
+)
 from agent_roster.codecs.permissions import rules_from_config
 from agent_roster.codecs.prompt import import_body
 from agent_roster.codecs.unloaded import report_not_loaded
 from agent_roster.diagnostics import Diagnostic
-from agent_roster.errors import RosterError
+from agent_roster.errors import RosterError, UsageError
 from agent_roster.model.mcp import McpServer
-from agent_roster.model.profile import AgentProfile, NativeForm
+from agent_roster.model.profile import AgentProfile, NativeForm, PermissionRule
 from agent_roster.vault.paths import check_segment
 
 #: Keys imported into ``harness.<codec>`` as they are (README D5).
@@ -74,6 +85,10 @@ class _State:
         self.mcp_source: dict[str, str] = {}
         self.diagnostics: list[Diagnostic] = []
         self.losses: list[Loss] = []
+        #: The config files' ``permission``, merged as the harness merges config layers:
+        #: it applies to every agent, before the agent's own rules.
+        self.permission: dict[str, Any] = {}
+        self.permission_files: list[str] = []
 
     def refuse(
         self,
@@ -209,6 +224,16 @@ def _read_json(path: Path, trusted: bool, state: _State) -> dict[str, Any] | Non
         return None  # the fork skips the whole file, other agents in it included
     for name, entry in entries:
         state.merge(name, entry, _Source(str(path), "json"))
+    if "permission" in value:
+        layer = permission_map(value["permission"])
+        try:
+            rules_from_config(layer, where="permission")
+        except UsageError as exc:
+            line, column = _line_of(text, '"permission"')
+            state.refuse(str(path), exc.message, line=line, column=column)
+        else:
+            state.permission = merge_deep(state.permission, layer)
+            state.permission_files.append(str(path))
     mcp = value.get("mcp")
     if isinstance(mcp, dict):
         state.mcp = merge_deep(state.mcp, mcp)
@@ -436,6 +461,17 @@ def _load(roots: Roots, flavor: Flavor) -> _State:
     return state
 
 
+def _apart(rule: PermissionRule, taken: set[str]) -> PermissionRule:
+    """``rule`` under a glob key none of ``taken`` is (``*`` → ``**``: a trailing ``*``
+    doubled matches the same keys), so a permission object keeps it at its own place."""
+    key = rule.permission
+    if not key.endswith("*"):
+        return rule
+    while key in taken:
+        key += "*"
+    return msgspec.structs.replace(rule, permission=key)
+
+
 def _profile(name: str, agent: _Agent, servers: tuple[str, ...], state: _State) -> AgentProfile:
     data = agent.data
     source = agent.sources[-1].path
@@ -451,6 +487,35 @@ def _profile(name: str, agent: _Agent, servers: tuple[str, ...], state: _State) 
     provider, model = split_model(written)
     rules = rules_from_config(data.get("permission") or {})
     rules, used = strip_scoping(rules, servers)
+    # OpenCode allows every tool no rule restricts (its first built-in rule): written out,
+    # so neither roster's defaults nor another harness's decide for this agent; then the
+    # config files' permission, which OpenCode applies before the agent's own rules
+    # (issue 12 item 2: layered settings are carried, never lost).
+    layered = rules_from_config(state.permission) if state.permission else ()
+    # As one permission object (the vault's Config holds one): a key the layers and the
+    # agent both set keeps its place only when that decides nothing; else the earlier
+    # layers' glob keys are spelled apart (``*`` as ``**``, the same calls).
+    combined = (OPENCODE_BASELINE, *layered, *rules)
+    found = writable(combined)
+    if found is None:
+        own = {rule.permission for rule in rules}
+        apart = tuple(_apart(r, own) for r in (SPARE_BASELINE, *layered))
+        found = writable((*apart, *rules))
+    rules = found or combined  # else import refuses it (import-inexact)
+    loss(
+        "permission",
+        f"{flavor.label}'s own argument rules (reading .env files and folders outside the "
+        f"project ask) stay {flavor.label}'s: not carried, so another harness does not apply "
+        "them",
+        "dropped",
+    )
+    if layered:
+        loss(
+            "permission",
+            "the permission of "
+            + ", ".join(state.permission_files)
+            + f" ({flavor.label} applies it to every agent) is carried into this agent's rules",
+        )
     harness: dict[str, Any] = {k: data[k] for k in _PASS_THROUGH if k in data}
     harness.update(
         {k: data[k] for k in sorted(flavor.extra_keys) if k in data and k != flavor.display_key}

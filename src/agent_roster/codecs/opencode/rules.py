@@ -30,6 +30,16 @@ from agent_roster.model.profile import AgentProfile, PermissionAction, Permissio
 
 _PROBE_HOME = "/home/roster-probe"
 T = TypeVar("T")
+#: OpenCode's first built-in rule for every agent (docs/codecs/permissions.md §1.3): what
+#: no rule restricts is allowed. Import writes it as the agent's first rule (its default,
+#: made explicit); render leaves a rule list's leading copy out, as OpenCode adds it itself
+#: (its built-in asks, such as reading ``.env`` files, then stay: stricter, never wider).
+OPENCODE_BASELINE = PermissionRule(permission="*", action=PermissionAction.ALLOW)
+#: The same rule under a key no agent writes (``**`` matches every key as ``*`` does), for
+#: an agent whose own ``*`` key has other patterns: a permission object holds a key once,
+#: so the baseline under ``*`` would be grouped with them and move past other keys' rules.
+SPARE_BASELINE = PermissionRule(permission="**", action=PermissionAction.ALLOW)
+BASELINES = (OPENCODE_BASELINE, SPARE_BASELINE)
 
 
 class RuleLoss(NamedTuple):
@@ -172,7 +182,7 @@ def _tool_losses(profile: AgentProfile, sourced: list[SourcedRule]) -> list[Rule
     losses: list[RuleLoss] = []
     named = [s for s in sourced if s.source in ("allowed_tools", "denied_tools")]
     names = list(profile.allowed_tools) + list(profile.denied_tools)
-    if profile.allowed_tools:
+    if profile.allowed_tools or profile.tools_exact:
         named = named[1:]  # the leading "*" deny
     for name, rule in zip(names, named, strict=True):
         ref = split_ref(name)
@@ -245,6 +255,17 @@ class _LaterRules:
             later.pattern in wanted and wildcard_match(key, later.permission)
             for later in self.globs
         )
+
+
+def writable(rules: Sequence[PermissionRule]) -> tuple[PermissionRule, ...] | None:
+    """``rules`` as one permission object holds them (each key once), deciding every call
+    as ``rules`` do: as they are, or without the rules later ones override; ``None`` when
+    neither keeps every decision."""
+    for attempt in _attempts(list(rules)):
+        back = rules_from_config(rules_to_config(attempt))
+        if first_difference(rules, back) is None:
+            return back
+    return None
 
 
 def _attempts(kept: list[PermissionRule]) -> Iterator[list[PermissionRule]]:
@@ -372,14 +393,12 @@ def render_rules(
     for source in sourced:
         rule = source.rule
         if rule.permission in ACTION_ONLY and rule.pattern != "*":
+            # The key takes no patterns: an allow left out is narrower; an ask or a deny
+            # left out would let more through, which the render check refuses (never
+            # prose: a prompt restricts nothing).
             text = f"{rule.permission} {rule.pattern!r}: {rule.action.value}"
             if rule.action is PermissionAction.ALLOW:
                 losses.append(RuleLoss("permission", "dropped", f"{text} (key takes no patterns)"))
-            else:
-                constraints.append(
-                    f"Permission {rule.permission} for {rule.pattern}: {rule.action.value}."
-                )
-                losses.append(RuleLoss("permission", "embedded", f"{text} (key takes no patterns)"))
             continue
         kept.append(rule)
     tail = scoping if scoping.size else None
@@ -399,6 +418,12 @@ def render_rules(
     universal = [i for i, rule in enumerate(head) if rule.permission == "*" == rule.pattern]
     if universal and universal[-1]:
         head = head[universal[-1] :]
+    baseline = bool(head) and head[0] in BASELINES
+    if baseline:
+        head = head[1:]  # OpenCode's own first rule: not written
+        written -= 1
+        if not head and tail is None:
+            return RenderedRules(None, (), tuple(constraints), tuple(losses), "")
     for attempt in _attempts(head):
         config = rules_to_config(attempt)
         hoisted = _hoisted(config)  # the suffix's keys end in "_*": never integer-like
@@ -435,6 +460,8 @@ def render_rules(
                 end, hidden = _strip_end(back_head, block)
                 moved = any(s in hidden for s in profile.mcp_servers if s in block.position)
             stripped = back[:end]
+            if baseline:
+                stripped = (OPENCODE_BASELINE, *stripped)
             if stripped != effective and not any(x.field == "permission" for x in losses):
                 losses.append(
                     RuleLoss(

@@ -18,7 +18,9 @@ from agent_roster.codecs.base import (
     Discovery,
     Loss,
     LossOutcome,
+    NativeAgent,
     NativeFile,
+    Probe,
     ReadExisting,
     Rendering,
     RenderOption,
@@ -29,6 +31,7 @@ from agent_roster.codecs.native_io import existing_text
 from agent_roster.codecs.native_md import harness_diagnostic, keep_native, write_native
 from agent_roster.codecs.opencode.js import JsoncError, load_jsonc
 from agent_roster.codecs.prompt import import_body
+from agent_roster.codecs.qwen import semantics as qwen_semantics
 from agent_roster.codecs.qwen.read import (
     AGENTS_DIR,
     BUILTIN_AGENTS,
@@ -51,7 +54,7 @@ from agent_roster.codecs.tool_names import split_ref
 from agent_roster.codecs.unloaded import report_not_loaded
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.mcp import McpServer
-from agent_roster.model.profile import AgentProfile, NativeForm
+from agent_roster.model.profile import AgentProfile, NativeForm, PermissionAction
 
 #: Qwen ``approvalMode`` → canonical ``permission_mode`` (``bubble`` has none).
 _MODES = {
@@ -74,9 +77,9 @@ class QwenCodec:
     #: against probe renders by tests/codecs/test_support_matrix.py).
     support = declare(
         kept="description prompt model max_turns permission_mode allowed_tools "
-        "denied_tools mcp_servers color",
+        "denied_tools permission mcp_servers color",
         translated="denied_tools permission",
-        dropped="name provider temperature top_p max_tokens_per_task allowed_tools permission "
+        dropped="name provider temperature top_p max_tokens_per_task allowed_tools "
         "mode runtime agent_name tags install",
     )
     native_fields = frozenset(
@@ -157,6 +160,10 @@ class QwenCodec:
             losses=tuple(losses),
             diagnostics=tuple(out),
         )
+
+    def decide(self, agent: NativeAgent, probe: Probe) -> PermissionAction:
+        """Qwen Code's own decision for one call of ``agent`` (``qwen/semantics.py``)."""
+        return qwen_semantics.decide(agent, probe)
 
     def render(self, request: RenderRequest, existing: ReadExisting) -> Rendering:
         """One subagent file per profile, and the servers merged into ``settings.json``."""

@@ -22,6 +22,7 @@ from agent_roster.codecs.claude.files import COMMON_DROPS
 from agent_roster.codecs.claude.rules import (
     ClaudePermissions,
     is_narrowed,
+    native_tool,
     tools_for_key,
 )
 from agent_roster.codecs.native_md import harness_diagnostic, model_for
@@ -60,6 +61,12 @@ _DROPS = {
 Lose = Callable[[str, LossOutcome, str], None]
 
 
+def _server_form(name: str) -> str:
+    """``mcp__<server>`` (a whole server, as ClaudePermissions writes it) as Qwen's pattern."""
+    ref = split_ref(name)
+    return f"{name}__*" if name.startswith("mcp__") and ref.server is None else name
+
+
 def _whole_server(name: str) -> bool:
     ref = split_ref(name)
     return ref.server is not None and ref.mcp_tool == "*"
@@ -74,13 +81,15 @@ class Tools:
         self.denied: list[str] = []
         self.problem = ""
         embedded, commands = request.embedded, request.embedded_commands
-        perms = ClaudePermissions(profile, embedded)
+        self.embedded, self.commands = embedded, commands
+        # Qwen's approval modes decide as Claude Code's (semantics.MODES): the same folding.
+        perms = ClaudePermissions(profile, profile.permission_mode or "default", embedded, commands)
         narrowing = self._narrowing(profile, lose)
         if narrowing is None:
             return
-        if profile.allowed_tools or perms.lead_deny:
+        if perms.list is not None:
             self.tools = []
-            for name in dict.fromkeys((*profile.allowed_tools, *perms.allow)):
+            for name in dict.fromkeys((*profile.allowed_tools, *map(_server_form, perms.list))):
                 if is_narrowed(name):
                     continue  # left out (narrower): see _narrowing
                 native = qwen_tool(name, embedded, commands)
@@ -118,7 +127,9 @@ class Tools:
                         f"no tool of {server!r} is in the agent's tools list, so it gets none "
                         "(Qwen's tools list names MCP tools exactly)",
                     )
-        denied = (t for t in (*profile.denied_tools, *perms.deny) if not is_narrowed(t))
+        denied = (
+            t for t in (*profile.denied_tools, *map(_server_form, perms.deny)) if not is_narrowed(t)
+        )
         for name in dict.fromkeys((*denied, *narrowing)):
             native = qwen_tool(name, embedded, commands)
             if native is None:
@@ -222,22 +233,39 @@ class Tools:
                     )
 
     def _report(self, profile: AgentProfile, perms: ClaudePermissions, lose: Lose) -> None:
+        if perms.stricter:
+            # The approval mode asks where the profile allows; import reads the ask back.
+            field = "permission" if profile.permission else "allowed_tools"
+            for lost in dict.fromkeys((field, "permission")):
+                lose(
+                    lost,
+                    LossOutcome.TRANSLATED,
+                    f"{', '.join(dict.fromkeys(perms.stricter))}: allow becomes ask (the "
+                    "approval mode asks; set permission_mode to change that)",
+                )
         if profile.permission:
             parts = []
-            if perms.lead_deny:
+            named = {native_tool(t, self.embedded, self.commands) for t in profile.allowed_tools}
+            gained = [t for t in perms.list or () if t not in named]
+            if perms.list is not None and not profile.allowed_tools and not profile.tools_exact:
                 parts.append("'*: deny' became a tools allowlist")
-            if perms.allow:
-                parts.append(f"tools gained {', '.join(dict.fromkeys(perms.allow))}")
+            if gained:
+                parts.append(f"tools gained {', '.join(dict.fromkeys(gained))}")
             if perms.deny:
                 parts.append(f"disallowedTools gained {', '.join(dict.fromkeys(perms.deny))}")
             if parts:
                 lose("permission", LossOutcome.TRANSLATED, "; ".join(parts))
-            if perms.allow:
+            if gained:
                 lose("allowed_tools", LossOutcome.TRANSLATED, "gained entries from permission")
             if perms.deny:
                 lose("denied_tools", LossOutcome.TRANSLATED, "gained entries from permission")
-            if perms.dropped:
-                lose("permission", LossOutcome.DROPPED, "; ".join(perms.dropped))
+            if perms.narrowed:
+                lose(
+                    "permission",
+                    LossOutcome.TRANSLATED,
+                    "ask became deny (Qwen cannot ask per agent): "
+                    + ", ".join(dict.fromkeys(perms.narrowed)),
+                )
 
 
 class Prepared(NamedTuple):

@@ -1,0 +1,245 @@
+"""What Claude Code decides for a subagent's tool call (docs/codecs/claude.md §5).
+
+A subagent has a tool only when its ``tools`` list names it (no list: every tool, MCP tools
+included) and ``disallowedTools`` does not; a tool it has is then decided by its
+``permissionMode`` (no mode: ``default``), following Claude Code's permission table
+(code.claude.com/docs/en/iam, "Tools available to Claude": read-only tools need no
+approval; edits, shell commands, web access and MCP tools ask in ``default``):
+
+| mode | read-only tools | Edit, Write, NotebookEdit | Bash | everything else |
+|---|---|---|---|---|
+| ``default``, ``auto`` | allow | ask | ask | ask |
+| ``acceptEdits`` | allow | allow | ask | ask |
+| ``plan`` | allow | deny | deny | ask |
+| ``dontAsk`` | allow | deny | deny | deny |
+| ``bypassPermissions`` | allow | allow | allow | allow |
+
+``auto`` lets a classifier approve some calls; it is taken as ``default`` (asks), which
+under-states it. Session-wide rules in ``.claude/settings.json`` are the session's, not the
+agent's (the import reports them). A file Claude Code would not load gives no tools.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from agent_roster.codecs.base import NativeAgent, Probe
+from agent_roster.codecs.native_md import read_native_recovering
+from agent_roster.codecs.semantics import ALLOW, ASK, DENY, agent_text
+from agent_roster.codecs.tool_names import opencode_key, split_ref
+from agent_roster.known_tools import (
+    CLAUDE_BUILTIN_TOOLS,
+    DEFAULT_EMBEDDED_SERVER,
+    strip_embedded_prefix,
+)
+from agent_roster.model.profile import PermissionAction, PermissionRule
+
+#: Claude Code's permission modes (``OM`` in the 2.1.197 bundle).
+PERMISSION_MODES = ("acceptEdits", "auto", "bypassPermissions", "default", "dontAsk", "plan")
+
+
+def split_tools(value: str) -> list[str]:
+    """Claude's list splitting: commas and spaces separate, except inside parentheses."""
+    out: list[str] = []
+    current = ""
+    depth = False
+    for char in value:
+        if char == "(":
+            depth = True
+        elif char == ")":
+            depth = False
+        if char in ", " and not depth:
+            if current.strip():
+                out.append(current.strip())
+            current = ""
+        else:
+            current += char
+    if current.strip():
+        out.append(current.strip())
+    return out
+
+
+def tool_list(value: Any) -> list[str] | None:
+    """``tools`` as Claude reads it: ``None`` = every tool, else the (maybe empty) list."""
+    if value is None:
+        return None
+    items: list[str] = []
+    if isinstance(value, str):
+        items = [value]
+    elif isinstance(value, list):
+        items = [v for v in value if isinstance(v, str)]
+    names = [name for item in items for name in split_tools(item)]
+    return None if "*" in names else names
+
+
+#: Tools Claude Code runs without asking in every mode (no "permission required").
+READ_ONLY = frozenset(
+    {
+        "Read",
+        "Grep",
+        "Glob",
+        "LS",
+        "NotebookRead",
+        "TodoWrite",
+        "TodoRead",
+        "Task",
+        "Agent",
+        "AskUserQuestion",
+        "EnterPlanMode",
+        "TaskCreate",
+        "TaskGet",
+        "TaskList",
+        "TaskUpdate",
+        "TaskOutput",
+        "TaskStop",
+        "ToolSearch",
+        "ListMcpResourcesTool",
+        "ReadMcpResourceTool",
+        "ReadMcpResourceDir",
+        "LSP",
+        "BashOutput",
+        "KillShell",
+        "SendMessage",
+        "Brief",
+        "CronList",
+    }
+)
+#: File edits: ``acceptEdits`` allows them, ``plan`` and ``dontAsk`` deny them.
+EDITS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
+#: Shell tools: ``plan`` denies them.
+SHELL = frozenset({"Bash", "PowerShell"})
+#: Another name of the same tool.
+_SAME = {"Task": "Agent", "Agent": "Task"}
+
+
+def mode_decision(mode: str, tool: str) -> PermissionAction:
+    """What ``mode`` decides for a tool the agent has (table above)."""
+    if mode == "bypassPermissions":
+        return ALLOW
+    if tool in READ_ONLY:
+        return ALLOW
+    if mode == "dontAsk":
+        return DENY
+    if tool in EDITS:
+        return {"acceptEdits": ALLOW, "plan": DENY}.get(mode, ASK)
+    if tool in SHELL and mode == "plan":
+        return DENY
+    return ASK
+
+
+def covers(entries: list[str], tool: str, argument: str | None = None) -> bool:
+    """Whether a ``tools``/``disallowedTools`` list names ``tool``: by name (an entry with
+    an argument pattern, ``Bash(git log:*)``, names the whole tool, except ``Agent(a, b)``,
+    which Claude Code enforces: with ``argument``, only the subagents it names), ``Task`` and
+    ``Agent`` as one tool, ``mcp__<server>`` or ``mcp__<server>__*`` for a whole server."""
+    ref = split_ref(tool)
+    for entry in entries:
+        base, paren, rest = entry.partition("(")
+        base = base.strip()
+        if base == tool or base == _SAME.get(tool):
+            if paren and argument is not None and base in ENFORCED_ARGUMENT:
+                names = [n for n in re.split(r"[\s,]+", rest.rstrip(") ")) if n]
+                if argument not in names:
+                    continue
+            return True
+        if ref.server is not None and base in (f"mcp__{ref.server}", f"mcp__{ref.server}__*"):
+            return True
+    return False
+
+
+def agent_data(agent: NativeAgent) -> dict[str, Any] | None:
+    """The frontmatter of the agent file, or ``None`` when Claude Code would not load it."""
+    text = agent_text(agent)
+    if text is None:
+        return None
+    from agent_roster.codecs.claude.read import RECOVERY  # read imports this module
+
+    doc = read_native_recovering(text, agent.paths[0] if agent.paths else "", [], RECOVERY)
+    if doc is None or not doc.has_frontmatter:
+        return None
+    data = doc.data
+    name, description = data.get("name"), data.get("description")
+    if not isinstance(name, str) or not name or name.startswith("-"):
+        return None
+    if not isinstance(description, str) or not description:
+        return None
+    return data
+
+
+def mode_of(data: dict[str, Any]) -> str:
+    """The agent's permission mode; an absent or invalid one is ``default``."""
+    mode = data.get("permissionMode")
+    return mode if isinstance(mode, str) and mode in PERMISSION_MODES else "default"
+
+
+def decide(agent: NativeAgent, probe: Probe) -> PermissionAction:
+    """Claude Code's decision for ``probe`` made by the subagent ``agent``."""
+    data = agent_data(agent)
+    if data is None:
+        return DENY
+    tool = split_ref(probe.tool).tool
+    if "tools" in data:
+        tools = tool_list(data["tools"])
+        if tools is not None and not covers(tools, tool, probe.argument):
+            return DENY
+    if "disallowedTools" in data and covers(tool_list(data["disallowedTools"]) or [], tool):
+        return DENY
+    return mode_decision(mode_of(data), tool)
+
+
+#: Tools an import gives an explicit rule when the agent has no ``tools`` list: the ones
+#: whose mode decision differs from the catch-all (``*``) and that other harnesses know.
+IMPORT_TOOLS = (
+    "Read",
+    "Grep",
+    "Glob",
+    "TodoWrite",
+    "Task",
+    "AskUserQuestion",
+    "EnterPlanMode",
+    "LSP",
+    "Edit",
+    "Write",
+    "Bash",
+)
+#: Subagent tools whose argument Claude Code does enforce (``Agent(reviewer)``).
+ENFORCED_ARGUMENT = frozenset({"Agent", "Task"})
+
+
+def import_rules(mode: str, tools: list[str] | None) -> tuple[PermissionRule, ...]:
+    """The permission rules that make the canonical model decide as Claude Code does for an
+    agent with ``tools`` (``None``: every tool) in ``mode`` (issue 12 item 2: import writes
+    every default explicitly). With a list, the list becomes ``allowed_tools`` and these
+    rules say what the mode makes of each listed tool (``Bash`` asks in ``default``; an
+    entry with an argument pattern grants its whole tool); without one, a catch-all and the
+    tools the mode decides otherwise. Keys are Claude Code names (``Edit`` is not ``Write``)
+    and MCP keys."""
+    if tools is None:
+        catch = mode_decision(mode, "mcp__any__tool")
+        found = [PermissionRule(permission="*", action=catch)]
+        for tool in IMPORT_TOOLS:
+            decided = mode_decision(mode, tool)
+            if decided is not catch:
+                found.append(PermissionRule(permission=tool, action=decided))
+        return tuple(found)
+    out: dict[str, PermissionAction] = {}
+    for entry in tools:
+        base = entry.split("(", 1)[0].strip()
+        narrowed = base != entry.strip()
+        if narrowed and base in ENFORCED_ARGUMENT:
+            continue
+        decided = mode_decision(mode, base)
+        if narrowed or decided is not ALLOW:
+            out[_rule_key(base)] = decided
+    return tuple(PermissionRule(permission=k, action=a) for k, a in out.items())
+
+
+def _rule_key(name: str) -> str:
+    """The permission key a rule about Claude tool ``name`` is written under: a Claude Code
+    tool's own name (decided for that tool alone), else its OpenCode key (an MCP tool, the
+    embedded server's command, any other name), the key the Tools list puts it under."""
+    canonical = strip_embedded_prefix(name, DEFAULT_EMBEDDED_SERVER)
+    if canonical in CLAUDE_BUILTIN_TOOLS:
+        return canonical
+    return opencode_key(canonical, embedded=DEFAULT_EMBEDDED_SERVER)

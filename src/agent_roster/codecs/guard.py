@@ -1,0 +1,245 @@
+"""A render never widens (issue 12 item 2): every agent file is checked by its harness's rules.
+
+``Codec.render`` translates; this module decides what may be written. For each rendered
+agent it asks the target harness (``Codec.decide``, by that harness's own rules and
+defaults) about the calls the profile restricts (``semantics.check_probes``). When the
+target would allow more than the profile (``allow`` where the profile asks or denies,
+``ask`` where it denies), the agent is **refused**: its files are not written, an error
+diagnostic ``render-widens`` names every such call, and the report lists the agent as
+``refused``. Prompt text is not a restriction, so nothing a codec embeds as prose counts.
+``--allow-widening`` (``RenderRequest.allow_widening``) writes the agent anyway and
+reports each call that widened as ``widened``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import msgspec
+
+from agent_roster.codecs.base import (
+    Codec,
+    Loss,
+    LossOutcome,
+    NativeAgent,
+    Probe,
+    ReadExisting,
+    Rendering,
+    RenderRequest,
+)
+from agent_roster.codecs.narrowing import narrow
+from agent_roster.codecs.permissions import effective_rules
+from agent_roster.codecs.semantics import canonical, check_probes, wider
+from agent_roster.diagnostics import Diagnostic, make
+from agent_roster.errors import RosterError
+from agent_roster.model.profile import AgentProfile, PermissionAction
+
+#: Widened calls named in a refusal's message; the report's losses list every one.
+SHOWN = 3
+
+
+class Widening(msgspec.Struct, frozen=True, array_like=True):
+    """One call the target would decide more permissively than the profile, and the profile
+    field whose rule decides it (``allowed_tools``, ``denied_tools``, ``permission``,
+    ``permission_mode``)."""
+
+    probe: str
+    profile_says: PermissionAction
+    target_says: PermissionAction
+    field: str = "permission"
+
+    def text(self, title: str) -> str:
+        return (
+            f"{self.probe}: the profile says {self.profile_says}, {title} would {self.target_says}"
+        )
+
+
+def widenings(
+    codec: Codec, profile: AgentProfile, agent: NativeAgent, request: RenderRequest
+) -> list[Widening]:
+    """Every check probe the target decides more permissively than the profile."""
+    rules = effective_rules(profile, embedded=request.embedded)
+    if not rules:
+        return []  # the profile restricts nothing: the harness's defaults are its meaning
+    found = []
+    for probe in check_probes(profile, request.embedded):
+        want = canonical(
+            profile,
+            probe,
+            embedded=request.embedded,
+            commands=request.embedded_commands,
+            rules=rules,
+        )
+        if want.rule is None:
+            continue  # nothing said: the runtime's default
+        got = codec.decide(agent, probe)
+        if wider(got, want.action):
+            source = want.rule.source if want.rule is not None else "permission"
+            found.append(Widening(probe.describe(), want.action, got, source))
+    return found
+
+
+def render_guarded(codec: Codec, request: RenderRequest, existing: ReadExisting) -> Rendering:
+    """``codec.render``, with every agent the target would let do more than its profile
+    refused (or, under ``allow_widening``, reported as widened). An agent that widens only
+    because the target cannot decide a tool by argument is written with that tool decided
+    whole and stricter instead (``narrowing.py``), and reported."""
+    rendering = codec.render(request, existing)
+    found = _widened(codec, request, existing, rendering)
+    if not found:
+        return rendering
+    by_id = {p.id: p for p in request.profiles}
+    if request.allow_widening:
+        extra = [
+            Loss(
+                profile=pid,
+                field=w.field,
+                outcome=LossOutcome.WIDENED,
+                detail=w.text(codec.title) + " (written under --allow-widening)",
+            )
+            for pid, widened in found.items()
+            for w in widened
+        ]
+        return msgspec.structs.replace(rendering, losses=(*rendering.losses, *extra))
+    made = {}
+    for pid in found:
+        narrowed, keys = narrow(
+            by_id[pid], embedded=request.embedded, commands=request.embedded_commands
+        )
+        if keys:
+            made[pid] = (narrowed, keys)
+    if made:
+        profiles = tuple(made[p.id][0] if p.id in made else p for p in request.profiles)
+        retry = codec.render(msgspec.structs.replace(request, profiles=profiles), existing)
+        # Checked against the profiles as written: narrowed is stricter, never the measure.
+        again = _widened(codec, request, existing, retry)
+        narrowing = [
+            Loss(
+                profile=pid,
+                field="permission",
+                outcome=LossOutcome.TRANSLATED,
+                detail=key.text(codec.title),
+            )
+            for pid, (_, keys) in made.items()
+            if pid not in again
+            for key in keys
+        ]
+        rendering = msgspec.structs.replace(retry, losses=(*retry.losses, *narrowing))
+        found = {
+            pid: again.get(pid) or found[pid] for pid in found if pid not in made or pid in again
+        }
+        if not found:
+            return _in_profile_order(rendering, by_id)
+    paths = _agent_paths(rendering)
+    return _refuse(codec, existing, rendering, found, by_id, paths)
+
+
+def _agent_paths(rendering: Rendering) -> dict[str, list[str]]:
+    paths: dict[str, list[str]] = {}
+    for native in rendering.files:
+        if native.profile and not native.merged:
+            paths.setdefault(native.profile, []).append(native.path)
+    return paths
+
+
+def _in_profile_order(rendering: Rendering, by_id: dict[str, AgentProfile]) -> Rendering:
+    order = {pid: index for index, pid in enumerate(by_id)}
+    losses = sorted(rendering.losses, key=lambda loss: order.get(loss.profile, len(order)))
+    return msgspec.structs.replace(rendering, losses=tuple(losses))
+
+
+def _widened(
+    codec: Codec, request: RenderRequest, existing: ReadExisting, rendering: Rendering
+) -> dict[str, list[Widening]]:
+    """Each owned agent of ``rendering`` the target would let do more than its profile in
+    ``request``, with the calls that widen."""
+    produced = {f.path: f.content for f in rendering.files}
+
+    def read(path: str) -> str | None:
+        text = produced.get(path)
+        return text if text is not None else _readable(existing, path)
+
+    paths = _agent_paths(rendering)
+    found: dict[str, list[Widening]] = {}
+    for profile in request.owned():
+        own = paths.get(profile.id)
+        if not own:
+            continue
+        agent = NativeAgent(profile.id, tuple(own), read, request.scope)
+        widened = widenings(codec, profile, agent, request)
+        if widened:
+            found[profile.id] = widened
+    return found
+
+
+def _refuse(
+    codec: Codec,
+    existing: ReadExisting,
+    rendering: Rendering,
+    found: dict[str, list[Widening]],
+    by_id: dict[str, AgentProfile],
+    paths: dict[str, list[str]],
+) -> Rendering:
+    # A file every agent shares (an MCP config) is kept as rendered: the servers a refused
+    # agent names stay configured, granted to no agent that restricts them (a split render
+    # cannot know another part's refusals, and must equal the whole render).
+    files = rendering.files
+    files = tuple(f for f in files if f.profile not in found)
+    losses = [loss for loss in rendering.losses if loss.profile not in found]
+    diagnostics: list[Diagnostic] = list(rendering.diagnostics)
+    for pid, widened in found.items():
+        losses.extend(
+            Loss(
+                profile=pid,
+                field=w.field,
+                outcome=LossOutcome.REFUSED,
+                detail=w.text(codec.title),
+            )
+            for w in widened
+        )
+        stale = [p for p in paths.get(pid, ()) if _readable(existing, p) is not None]
+        diagnostics.append(refusal(codec, by_id[pid], widened, stale))
+    # Each profile's losses together, in profile order (shared files' last), so a split
+    # render's parts concatenate to the whole render's report.
+    order = {pid: index for index, pid in enumerate(by_id)}
+    losses.sort(key=lambda loss: order.get(loss.profile, len(order)))
+    return Rendering(files=files, losses=tuple(losses), diagnostics=tuple(diagnostics))
+
+
+def _readable(existing: ReadExisting, path: str) -> str | None:
+    # A file the harness cannot read as text holds no settings for it; the codec already
+    # reported it (native_io.existing_text).
+    try:
+        return existing(path)
+    except RosterError:
+        return None
+
+
+def refusal(
+    codec: Codec,
+    profile: AgentProfile,
+    widened: Sequence[Widening],
+    stale: Sequence[str] = (),
+) -> Diagnostic:
+    """The ``render-widens`` error for ``profile``, naming every call that would widen
+    (and the files of the agent already in the output folder, which are left as they are
+    and may allow those calls)."""
+    calls = "; ".join(w.text(codec.title) for w in widened[:SHOWN])
+    if len(widened) > SHOWN:
+        calls += f"; and {len(widened) - SHOWN} more (--json lists every one)"
+    message = (
+        f"agent '{profile.id}' is not written for {codec.title}: {codec.title} cannot hold "
+        f"its restrictions ({calls})"
+    )
+    if stale:
+        message += f"; {', '.join(stale)} already there is left as it is"
+    return make(
+        "render-widens",
+        message,
+        path=profile.source or profile.id,
+        hint=f"docs/codecs/{codec.name}.md §5 says what {codec.title} can restrict; change "
+        "the profile, or render with --allow-widening to write it anyway",
+    )
+
+
+__all__ = ["Probe", "Widening", "refusal", "render_guarded", "widenings"]

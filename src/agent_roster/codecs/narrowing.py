@@ -1,0 +1,122 @@
+"""Rules decided by argument, made whole and stricter for a harness that cannot hold them.
+
+Most harnesses decide a tool as a whole: an agent either has ``Bash`` or not, may be asked
+about it or not. A profile may decide by argument (``Bash(git diff:*)`` allowed, ``Bash(rm
+-rf:*)`` denied). Rendered as it is to such a harness, the agent would be let do more than
+its profile says (issue 12 item 2), and the render check refuses it (``guard.py``). Before
+refusing, the check tries this: every permission key the profile decides by argument gets
+one decision for the whole tool, the strictest the profile gives any call of it (a call no
+rule matches counts as ``ask``, the canonical model's default). The agent then does less
+than its profile allows, never more; each key made whole is reported. Prompt text is not
+used: it restricts nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import msgspec
+
+from agent_roster.codecs.base import Probe
+from agent_roster.codecs.permissions import effective_rules
+from agent_roster.codecs.semantics import ASK, canonical, sample_argument, strictest, tools_of_key
+from agent_roster.codecs.tool_names import split_ref
+from agent_roster.known_tools import DEFAULT_EMBEDDED_COMMANDS
+from agent_roster.model.profile import AgentProfile, PermissionAction, PermissionRule
+
+#: An argument no pattern a profile writes is expected to match: the call "anything else".
+OTHER_ARGUMENT = "roster-narrowing-any-other-argument"
+
+
+class Narrowed(msgspec.Struct, frozen=True, kw_only=True):
+    """A permission key the profile decides by argument, and the one decision it gets."""
+
+    key: str
+    tools: tuple[str, ...]
+    action: PermissionAction
+    #: The decisions the profile gives calls of it (the witnesses' answers), strictest last.
+    decisions: tuple[PermissionAction, ...]
+
+    def text(self, title: str) -> str:
+        said = "/".join(a.value for a in self.decisions)
+        return (
+            f"{', '.join(self.tools)}: {title} cannot decide by argument, so every call is "
+            f"{self.action.value} (the profile says {said} by argument; narrower, never wider)"
+        )
+
+
+def keys_by_argument(profile: AgentProfile, embedded: str = "") -> dict[str, list[str]]:
+    """The built-in permission keys ``profile`` decides by argument, each with the
+    patterns its rules use (glob keys and MCP tools left out: those take no narrowing)."""
+    found: dict[str, list[str]] = {}
+    for sourced in effective_rules(profile, embedded=embedded):
+        rule = sourced.rule
+        if rule.pattern == "*" or "*" in rule.permission or "?" in rule.permission:
+            continue
+        if not tools_of_key(rule.permission):
+            continue  # an MCP tool or a key with no built-in tool
+        found.setdefault(rule.permission, []).append(rule.pattern)
+    return found
+
+
+def narrow(
+    profile: AgentProfile,
+    *,
+    embedded: str = "",
+    commands: frozenset[str] = DEFAULT_EMBEDDED_COMMANDS,
+) -> tuple[AgentProfile, tuple[Narrowed, ...]]:
+    """``profile`` with every key it decides by argument decided whole (module docstring),
+    and what was made whole; ``profile`` itself when it decides nothing by argument."""
+    keys = keys_by_argument(profile, embedded)
+    if not keys:
+        return profile, ()
+    made: list[Narrowed] = []
+    for key, patterns in keys.items():
+        tools = tools_of_key(key)
+        witnesses = [a for a in map(sample_argument, patterns) if a is not None]
+        decisions = [
+            _decision(profile, Probe(tool, argument), embedded, commands)
+            for tool in tools
+            for argument in (*witnesses, OTHER_ARGUMENT)
+        ]
+        ordered = tuple(sorted(set(decisions), key=_strictness))
+        made.append(Narrowed(key=key, tools=tools, action=strictest(decisions), decisions=ordered))
+    narrowed_keys = {n.key for n in made}
+    narrowed_tools = {tool for n in made for tool in n.tools}
+
+    def kept(names: Iterable[str]) -> tuple[str, ...]:
+        return tuple(
+            name
+            for name in names
+            if not (split_ref(name).argument is not None and split_ref(name).tool in narrowed_tools)
+        )
+
+    permission = [
+        rule
+        for rule in profile.permission
+        if not (rule.permission in narrowed_keys and rule.pattern != "*")
+    ]
+    # Last among the permission rules: after the allowed tools, so it decides them; the
+    # denied tools come after and only deny more.
+    permission += [PermissionRule(permission=n.key, action=n.action) for n in made]
+    result = msgspec.structs.replace(
+        profile,
+        allowed_tools=kept(profile.allowed_tools),
+        denied_tools=kept(profile.denied_tools),
+        permission=tuple(permission),
+    )
+    return result, tuple(made)
+
+
+def _decision(
+    profile: AgentProfile, probe: Probe, embedded: str, commands: frozenset[str]
+) -> PermissionAction:
+    found = canonical(profile, probe, embedded=embedded, commands=commands)
+    return ASK if found.rule is None else found.action
+
+
+def _strictness(action: PermissionAction) -> int:
+    return {PermissionAction.ALLOW: 0, PermissionAction.ASK: 1, PermissionAction.DENY: 2}[action]
+
+
+__all__ = ["Narrowed", "keys_by_argument", "narrow"]

@@ -1,0 +1,114 @@
+"""Never widen (issue 12 item 2), the acceptance property.
+
+For generated native agents of every harness that restricts tools, and a fixed set of
+probe calls (a destructive shell command, an edit, a new file, a read, a fetch, a tool of
+an MCP server), each harness's own decision (``Codec.decide``, its documented rules) is the
+reference. Two decisions must never be more permissive than it:
+
+* the one ``roster can`` gives for the imported profile (and it must agree exactly: an
+  import writes every default of the source harness explicitly);
+* for every target harness, the target's own decision for the file ``roster render``
+  writes (or the render refuses the agent).
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agent_roster.codecs import codec_names, get_codec
+from agent_roster.codecs.base import NativeAgent, RenderRequest, Scope
+from agent_roster.codecs.guard import render_guarded
+from agent_roster.codecs.semantics import FIXED_PROBES, wider
+from agent_roster.commands.can import can
+from agent_roster.commands.discover import import_agents
+from agent_roster.commands.harness import load_effective
+
+from ..trees import build_tree
+from .helpers import EXAMPLES
+from .never_widen import SOURCES, NativeCase
+
+
+def reader(root: Path):  # type: ignore[no-untyped-def]
+    def read(path: str) -> str | None:
+        target = root / path
+        return target.read_text(encoding="utf-8") if target.is_file() else None
+
+    return read
+
+
+def import_case(case: NativeCase, source: str, root: Path) -> tuple[Path, dict[str, str]]:
+    """Write ``case`` into a workspace, import it into a fresh vault (the example vault's
+    roster.toml, whose defaults must not widen anything), and return the vault and the
+    source harness's decision for each probe."""
+    ws, home, vault = root / "ws", root / "home", root / "vault"
+    build_tree(ws, case.files)
+    home.mkdir()
+    if source == "codex":  # Codex reads a project's .codex/ only when it is trusted
+        build_tree(
+            home, {".codex/config.toml": f'[projects."{ws.resolve()}"]\ntrust_level = "trusted"\n'}
+        )
+    vault.mkdir()
+    shutil.copy(EXAMPLES / "roster.toml", vault / "roster.toml")
+    agent = NativeAgent(case.name, case.paths, reader(ws), Scope.PROJECT)
+    codec = get_codec(source)
+    want = {probe.describe(): codec.decide(agent, probe).value for probe in FIXED_PROBES}
+    report = import_agents(vault, source, workspace=ws, home=home)
+    assert not [d.format() for d in report.diagnostics if d.is_error]
+    return vault, want
+
+
+#: Source harnesses whose import is done (the others follow, one commit each).
+DONE = ("claude", "opencode")
+
+
+@pytest.mark.parametrize("source", DONE)
+@settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(data=st.data())
+def test_import_and_render_never_widen(
+    source: str,
+    data,
+    tmp_path_factory: pytest.TempPathFactory,  # type: ignore[no-untyped-def]
+) -> None:
+    case = data.draw(SOURCES[source])
+    root = tmp_path_factory.mktemp(source)
+    vault, want = import_case(case, source, root)
+    # (a) roster can on the imported profile: the source harness's decision, exactly.
+    got = {
+        probe.describe(): can(vault, case.name, probe.tool, probe.argument).decision.action.value
+        for probe in FIXED_PROBES
+    }
+    assert got == want, (case.files, got, want)
+    # (b) every target's own decision for what render writes is never wider.
+    effective = load_effective(vault, [case.name])
+    request = RenderRequest(
+        profiles=effective.profiles,
+        servers=effective.servers,
+        embedded=effective.embedded,
+        embedded_commands=effective.commands,
+    )
+    for target in codec_names():
+        codec = get_codec(target)
+        rendering = render_guarded(codec, request, lambda path: None)
+        own = tuple(f.path for f in rendering.files if f.profile == case.name and not f.merged)
+        if not own:
+            assert any(d.is_error for d in rendering.diagnostics), target
+            continue
+        produced = {f.path: f.content for f in rendering.files}
+        agent = NativeAgent(case.name, own, produced.get, Scope.PROJECT)
+        for probe in FIXED_PROBES:
+            decided = codec.decide(agent, probe)
+            limit = want[probe.describe()]
+            assert not wider(decided, type(decided)(limit)), (
+                f"{source} → {target}: {probe.describe()} {limit} became {decided.value}",
+                case.files,
+                produced,
+            )
