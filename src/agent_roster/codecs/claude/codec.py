@@ -331,8 +331,7 @@ class ClaudeCodec:
                         profile,
                         lost,
                         LossOutcome.TRANSLATED,
-                        f"disallowedTools gained {', '.join(dedupe(extra))} (the rules deny "
-                        "them)",
+                        f"disallowedTools gained {', '.join(dedupe(extra))} (the rules deny them)",
                     )
                 )
         if perms.narrowed:
