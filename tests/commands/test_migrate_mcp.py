@@ -70,6 +70,7 @@ def test_running_again_finds_nothing_to_do(vault: Path) -> None:
         "skipped": [],
         "failed": [],
         "profiles": [],
+        "secrets": [],
     }
     assert {p: p.read_bytes() for p in vault.rglob("*.md")} == snapshot
 
@@ -216,3 +217,18 @@ def test_cli(vault: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (vault / "agent-types/bad/").mkdir()
     (vault / "agent-types/bad/profile.md").write_text(legacy("bad", {"x": "y"}))
     assert main(["--vault", str(vault), "migrate-mcp"]) == 1
+
+
+def test_a_literal_secret_is_written_as_a_reference_and_reported(make_tree: MakeTree) -> None:
+    """Issue 13 item 4: nothing literal goes into the vault, migrate-mcp included."""
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    servers = {"github": {"command": "npx", "args": ["gh-mcp"], "env": {"GITHUB_TOKEN": token}}}
+    vault = make_tree({"agent-types/coding/profile.md": legacy("coding", servers)})
+    report = migrate_mcp(vault)
+    text = (vault / "mcp-servers/github.md").read_text()
+    assert token not in text
+    assert "GITHUB_TOKEN: ${GITHUB_TOKEN}" in text
+    [(path, note)] = report.secrets
+    assert path == "mcp-servers/github.md"
+    assert "env GITHUB_TOKEN" in note and "set GITHUB_TOKEN" in note
+    assert report.to_dict()["secrets"] == [{"path": path, "note": note}]

@@ -258,6 +258,8 @@ def migrate_mcp(settings: Settings, config: Path | None, dry_run: bool, as_json:
             output.echo(f"{'skipped':11} {rel}: {reason}")
         for where, reason in report.failed:
             output.echo(f"{'failed':11} {where}: {reason}")
+        for rel, note in report.secrets:
+            output.echo(f"{'secret':11} {rel}: {note}")
 
     emit(report, as_json, text)
     return EXIT_PROBLEMS if report.failed else EXIT_OK

@@ -209,6 +209,17 @@ def migrate_config(
         written.append(rel)
     written[:0] = servers.written  # the registry files first: the profiles name them
     skipped[:0] = servers.skipped
+    # A literal secret of an inline server went into the registry as a ${VAR} reference.
+    warnings[:0] = [
+        make(
+            "literal-secret",
+            note,
+            path=rel,
+            severity=Severity.WARNING,
+            hint="the rendered files reference it",
+        )
+        for rel, note in servers.secrets
+    ]
     return MigrationReport(tuple(written), tuple(skipped), tuple(failed), tuple(warnings))
 
 

@@ -32,6 +32,7 @@ from typing import Any, NamedTuple
 
 import yaml
 
+from agent_roster import literal_secrets
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.errors import RosterError, UsageError
 from agent_roster.model.mcp import McpServer, Transport
@@ -53,6 +54,8 @@ class McpMigration(NamedTuple):
     failed: tuple[tuple[str, str], ...]
     profiles: tuple[str, ...]
     dry_run: bool
+    #: (file, what was done): a literal secret written as a ``${VAR}`` reference.
+    secrets: tuple[tuple[str, str], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -61,6 +64,7 @@ class McpMigration(NamedTuple):
             "skipped": [{"path": p, "reason": r} for p, r in self.skipped],
             "failed": [{"where": w, "reason": r} for w, r in self.failed],
             "profiles": list(self.profiles),
+            "secrets": [{"path": p, "note": n} for p, n in self.secrets],
         }
 
 
@@ -121,6 +125,7 @@ class InlineMigration:
         self.skipped: list[tuple[str, str]] = []
         self.failed: list[tuple[str, str]] = []
         self.profiles: list[str] = []
+        self.secrets: list[tuple[str, str]] = []
 
     def existing(self, name: str, project: str | None) -> McpServer | str | None:
         """The entry at that exact scope (planned in this run, or on disk); a string when
@@ -152,6 +157,9 @@ class InlineMigration:
         if isinstance(server, str):
             self.failed.append((where, server))
             return "malformed"
+        # Nothing literal is written into the vault (issue 13 item 4): a token in the inline
+        # config becomes a ${VAR} reference, and the variable to set is reported.
+        server, literals = literal_secrets.referenced(server)
         path = self.layout.mcp_server_path(name, project)
         rel = path.relative_to(self.layout.root).as_posix()
         if project is not None and self.existing(name, project) is None:
@@ -182,6 +190,14 @@ class InlineMigration:
             write_in_vault(self.layout, path, text)
         self.planned[(project, name)] = server
         self.written.append(rel)
+        self.secrets.extend(
+            (
+                rel,
+                f"{item.where} held a literal secret; written as {item.form}: set "
+                f"{item.variable} where the harness runs",
+            )
+            for item in literals
+        )
         return None
 
     def profile(self, rel: str, path: Path, ident: str, project: str | None) -> None:
@@ -276,4 +292,5 @@ def migrate_mcp(
         tuple(run.failed),
         tuple(run.profiles),
         dry_run,
+        tuple(run.secrets),
     )
