@@ -430,7 +430,11 @@ def test_invalid_mcp_tool_id_is_never_written() -> None:
 def test_builtin_denies_are_embedded_and_removed_on_import(tmp_path: Path) -> None:
     """README D4: embedded prose is marked; import drops it again."""
     original = profile(denied_tools=("Edit", "Bash(rm -rf:*)"))
-    rendering, found = render_and_discover(CODEC, [original], {}, root=tmp_path)
+    # Prose restricts nothing, so `roster render` refuses this agent (test_never_widen.py);
+    # written anyway, the marked prose still goes away again on import.
+    rendering, found = render_and_discover(
+        CODEC, [original], {}, root=tmp_path, allow_widening=True
+    )
     text = rendering.files[0].content
     assert "<!-- roster:embedded -->\n- Never use Edit.\n- Never use Bash(rm -rf:*)." in text
     assert found.profiles[0].prompt == original.prompt
@@ -515,7 +519,10 @@ def example_profiles() -> tuple[list[AgentProfile], dict[str, McpServer]]:
 
 def test_roundtrip_example_vault(tmp_path: Path) -> None:
     profiles, servers = example_profiles()
-    rendering, found = render_and_discover(CODEC, profiles, servers, root=tmp_path)
+    # Fields, not permissions (the render check is tested in test_never_widen*.py).
+    rendering, found = render_and_discover(
+        CODEC, profiles, servers, root=tmp_path, allow_widening=True
+    )
     assert not found.refused, found.diagnostics
     assert rendering.diagnostics == ()  # the example vault renders whole (issue 13)
     assert sorted(p.id for p in found.profiles) == sorted(p.id for p in profiles)
@@ -526,7 +533,9 @@ def test_a_server_header_refuses_the_agent_and_says_so(tmp_path: Path) -> None:
     profiles, servers = example_profiles()
     headers = {"CONTEXT7_API_KEY": "${CONTEXT7_API_KEY}"}
     servers["context7"] = msgspec.structs.replace(servers["context7"], headers=headers)
-    rendering, found = render_and_discover(CODEC, profiles, servers, root=tmp_path)
+    rendering, found = render_and_discover(
+        CODEC, profiles, servers, root=tmp_path, allow_widening=True
+    )
     assert not found.refused, found.diagnostics
     # context7 sends its key as an HTTP header, which AGH cannot express: reported, not hidden.
     (diag,) = rendering.diagnostics

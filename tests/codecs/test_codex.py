@@ -537,8 +537,9 @@ def test_import_reads_permissions_and_tool_filters(tmp_path: Path) -> None:
 @pytest.mark.parametrize("scope", [Scope.PROJECT, Scope.USER])
 def test_example_vault_round_trips(scope: Scope, tmp_path: Path) -> None:
     examples = load_effective(EXAMPLES)
+    # Fields, not permissions (the render check is tested in test_never_widen*.py).
     rendering, discovery = render_and_discover(
-        CODEC, examples.profiles, examples.servers, scope, tmp_path
+        CODEC, examples.profiles, examples.servers, scope, tmp_path, allow_widening=True
     )
     back = {p.id for p in discovery.profiles}
     assert back == {p.id for p in examples.profiles}  # every one (issue 13)
@@ -598,7 +599,9 @@ CORPUS = (
 
 
 def test_corpus_round_trips_with_pass_through(tmp_path: Path) -> None:
-    rendering, discovery = render_and_discover(CODEC, CORPUS, SERVERS, Scope.PROJECT, tmp_path)
+    rendering, discovery = render_and_discover(
+        CODEC, CORPUS, SERVERS, Scope.PROJECT, tmp_path, allow_widening=True
+    )
     assert not [d for d in rendering.diagnostics if d.is_error]
     assert roundtrip_differences(CODEC, CORPUS, discovery.profiles) == []
     back = {p.id: p for p in discovery.profiles}

@@ -179,41 +179,59 @@ def test_can_answers_with_the_deciding_rule(capsys: pytest.CaptureFixture[str]) 
     assert data["rule"]["pattern"] == "rm -rf *"
 
 
-def test_render_refuses_an_agent_the_harness_would_let_do_more(
-    vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+def test_render_narrows_a_tool_the_harness_cannot_decide_by_argument(
+    vault: Path, tmp_path: Path
 ) -> None:
     """Issue 12 item 2: the example's coding agent denies `rm -rf` and force pushes while
     Bash is allowed; a Claude Code subagent file cannot say that (its tools list grants the
-    whole tool, and Bash asks), so the agent is refused, with every call named, and nothing
-    is written for it. The other agents are written."""
+    whole tool, and Bash asks). Rather than widen, Bash is denied whole, and reported."""
     out = tmp_path / "ws"
     report = render_agents(vault, ["claude"], out=out, ids=["coding", "supervisor"])
+    assert report.ok, report.diagnostics
+    assert not [d for d in report.diagnostics if d.code == "render-widens"]
+    coding = (out / ".claude" / "agents" / "coding.md").read_text()
+    head = coding.split("---\n")[1]
+    assert "- Bash" in head.split("disallowedTools:")[1]
+    narrowed = [
+        loss.detail
+        for loss in report.losses
+        if loss.profile == "coding" and "cannot decide by argument" in loss.detail
+    ]
+    assert narrowed == [
+        "Bash: Claude Code cannot decide by argument, so every call is deny (the profile says "
+        "allow/deny by argument; narrower, never wider)"
+    ]
+
+
+def test_render_refuses_an_agent_the_harness_would_let_do_more(
+    vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A restriction no narrowing can keep (Cursor's agents have every tool) refuses the
+    agent, with every call named, and nothing is written for it."""
+    out = tmp_path / "ws"
+    report = render_agents(vault, ["cursor"], out=out, ids=["coding"])
     assert not report.ok
     [refusal] = [d for d in report.diagnostics if d.code == "render-widens"]
     assert refusal.path.endswith("agent-types/coding/profile.md")
     assert refusal.message.startswith(
-        "agent 'coding' is not written for Claude Code: Claude Code cannot hold its "
-        "restrictions (Bash `rm -rf /`: the profile says deny, Claude Code would ask;"
+        "agent 'coding' is not written for Cursor: Cursor cannot hold its restrictions ("
     )
     assert "--allow-widening" in refusal.hint
-    assert not (out / ".claude" / "agents" / "coding.md").exists()
-    assert (out / ".claude" / "agents" / "supervisor.md").is_file()
+    assert not list(out.rglob("coding*"))
     refused = [loss for loss in report.losses if loss.outcome.value == "refused"]
     assert {loss.profile for loss in refused} == {"coding"}
-    assert "Bash `git push --force`: the profile says deny, Claude Code would ask" in {
+    assert "WebSearch: the profile says deny, Cursor would allow" in {
         loss.detail for loss in refused
     }
-    assert not any(
-        loss.profile == "coding" and loss.outcome.value != "refused" for loss in report.losses
-    )
     # The CLI exits 1 and prints the refusal; a file an earlier render left is named.
-    render_agents(vault, ["claude"], out=out, ids=["coding"], allow_widening=True)
-    args = ("--vault", str(vault), "render", "--to", "claude", "--out", str(out), "coding")
+    render_agents(vault, ["cursor"], out=out, ids=["coding"], allow_widening=True)
+    written = [p.relative_to(out).as_posix() for p in out.rglob("coding*")]
+    args = ("--vault", str(vault), "render", "--to", "cursor", "--out", str(out), "coding")
     code, stdout, stderr = run(capsys, *args)
     assert code == 1
-    assert "refused    denied_tools: Bash `rm -rf /`: the profile says deny" in stdout
+    assert "refused    allowed_tools: WebSearch: the profile says deny" in stdout
     assert "error[render-widens]" in stderr
-    assert ".claude/agents/coding.md already there is left as it is" in stderr
+    assert f"{written[0]} already there is left as it is" in stderr
 
 
 def test_allow_widening_writes_and_says_exactly_what_widened(

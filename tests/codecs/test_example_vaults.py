@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_roster.codecs import codec_names
+from agent_roster.codecs import codec_names, get_codec
 
 from .helpers import EXAMPLES
 
@@ -69,20 +69,13 @@ def test_the_shipped_vaults_render_for_every_harness(
         d for d in report["diagnostics"] if d["severity"] == "error"
     ], wide.stderr
     widened = {loss["profile"] for loss in report["losses"] if loss["outcome"] == "widened"}
-    assert widened == {pid for pid, _ in refused}
+    # Under --allow-widening nothing is narrowed either: each agent is written as close to
+    # its profile as the harness holds, so the narrowed ones widen too (and say so).
+    assert widened >= {pid for pid, _ in refused}
     for harness in harnesses:
         written = " ".join(f["path"] for f in report["files"] if f["harness"] == harness)
         assert all(pid in written for pid in ids), (harness, written)
     assert roster(*args[:-1], "--allow-widening", "--check", cwd=tmp_path / "wide").returncode == 0
 
 
-_TITLES = {
-    "agh": "AGH",
-    "defect": "defect",
-    "opencode": "OpenCode",
-    "claude": "Claude Code",
-    "codex": "OpenAI Codex CLI",
-    "gemini": "Gemini CLI",
-    "copilot": "GitHub Copilot",
-    "cursor": "Cursor",
-}
+_TITLES = {name: get_codec(name).title for name in codec_names()}

@@ -88,7 +88,7 @@ def validate_tools(
                 r.at(
                     block,
                     (key,),
-                    "json-type",
+                    "field-type",
                     f"Tools 'exact' must be true or false, got {json_type(value)}",
                     '"exact": true makes "allowed" the whole tool set ([] = no tools)',
                 )
