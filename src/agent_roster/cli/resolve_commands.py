@@ -10,6 +10,7 @@ from agent_roster.cli import output
 from agent_roster.cli.app import EXIT_OK, Settings, pass_settings
 
 
+<<<<<<< main
 def _resolved(
     settings: Settings, task: str | None, profile: str | None, project: str | None
 ) -> object:
@@ -49,6 +50,8 @@ def _config_warnings(diagnostics: tuple[object, ...]) -> None:
         )
 
 
+=======
+>>>>>>> layer
 @click.command()
 @click.option("--task", metavar="ID", help="Resolve the profile for this task (the cascade).")
 @click.option("--profile", metavar="ID", help="Resolve this profile.")
@@ -59,6 +62,7 @@ def resolve(
     settings: Settings, task: str | None, profile: str | None, project: str | None, as_json: bool
 ) -> int:
     """The effective profile (with where every field comes from) and its launch spec."""
+<<<<<<< main
     from agent_roster.commands.resolve import Resolved
 
     resolved = _resolved(settings, task, profile, project)
@@ -92,6 +96,39 @@ def resolve(
         output.echo(f"file       {path}")
     for note in spec.notes:
         output.echo(f"note       {note}")
+=======
+    from agent_roster.commands.resolve import ResolveProfileParams, resolve_profile
+
+    params = ResolveProfileParams(task=task, profile=profile, project=project)
+    with settings.context() as ctx:
+        r = resolve_profile(ctx, params)
+
+    def text() -> None:
+        output.echo(f"level      {r.level}")
+        output.echo(
+            f"profile    {r.profile_id or '(system default)'}"
+            + (f" in project {r.project}" if r.project else "")
+        )
+        for warning in r.warnings:
+            output.echo(f"warning    {warning}", err=True)
+        output.echo("")
+        width = max((len(k) for k in r.origins), default=0)
+        for field, origin in sorted(r.origins.items()):
+            output.echo(f"  {field.ljust(width)}  {origin.path} ({origin.section})")
+        output.echo("")
+        spec = r.launch
+        output.echo(f"runtime    {spec['runtime']}")
+        if r.command:
+            output.echo("argv       " + " ".join(_quote(a) for a in r.command))
+        if spec["tools"]:
+            output.echo("tools      " + ", ".join(spec["tools"]))
+        for path in spec["files"]:
+            output.echo(f"file       {path}")
+        for note in spec["notes"]:
+            output.echo(f"note       {note}")
+
+    output.emit(r, as_json, text)
+>>>>>>> layer
     return EXIT_OK
 
 
@@ -116,13 +153,19 @@ def run(
     prompt: tuple[str, ...],
 ) -> int:
     """Resolve, then execute the runtime's CLI with PROMPT (write it after --)."""
-    from agent_roster.commands.resolve import Resolved, run_launch
+    from agent_roster.commands.resolve import resolve_for, run_launch
 
+<<<<<<< main
     resolved = _resolved(settings, task, profile, project)
     assert isinstance(resolved, Resolved)
     if not any(d.is_error for d in resolved.config):  # errors: run_launch refuses with them
         _config_warnings(resolved.config)
     for warning in (*resolved.notes, *resolved.resolution.warnings):
+=======
+    with settings.context() as ctx:
+        resolved = resolve_for(ctx, task=task, profile=profile, project=project)
+    for warning in resolved.resolution.warnings:
+>>>>>>> layer
         output.echo(f"warning: {warning}", err=True)
     sys.stdout.flush()
     return run_launch(resolved, " ".join(prompt))

@@ -10,6 +10,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -24,12 +25,13 @@ from agent_roster.cli.app import (
 )
 from agent_roster.redact import redact_text
 
-
-def _summary(report: object) -> str:
+if TYPE_CHECKING:
+    from agent_roster.commands.sync import SyncResult
     from agent_roster.sync.engine import SyncReport
     from agent_roster.vault.paths import CONFIG_FILE
 
-    assert isinstance(report, SyncReport)
+
+def _summary(report: SyncReport | SyncResult) -> str:
     return (
         f"{report.scanned} files, {report.unchanged} unchanged, {report.written} written, "
         f"{report.failed} failed, {report.deleted} deleted, {report.restored} restored, "
@@ -59,23 +61,35 @@ def _summary(report: object) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @output.verbose_option
 @pass_settings
+<<<<<<< main
 def sync(settings: Settings, prune: bool, rebind: bool, as_json: bool, verbose: bool) -> int:
     """Sync the vault into the database once.
 
     A database belongs to one vault: syncing another vault into it is refused
     (vault-mismatch) unless --rebind says to move it."""
     from agent_roster.commands.sync import sync_vault
+=======
+def sync(settings: Settings, prune: bool, as_json: bool, verbose: bool) -> int:
+    """Sync the vault into the database once."""
+    from agent_roster.commands.registry import encode
+    from agent_roster.commands.sync import SyncVaultParams, sync_vault
+>>>>>>> layer
 
     # The report says everything the engine logs (a line per failing file, for `watch`).
     quiet = logging.NullHandler()
     engine_log = logging.getLogger("agent_roster.sync")
     engine_log.addHandler(quiet)
     try:
+<<<<<<< main
         report = sync_vault(settings.vault, settings.db, prune=prune, rebind=rebind)
+=======
+        with settings.context() as ctx:
+            report = sync_vault(ctx, SyncVaultParams(prune=prune))
+>>>>>>> layer
     finally:
         engine_log.removeHandler(quiet)
     if as_json:
-        output.emit_json(report.to_dict())
+        output.emit_json(encode(report))
     else:
         if report.vault_note:
             output.echo(f"vault     {report.vault_note}")
@@ -184,11 +198,13 @@ def _watch_log() -> Iterator[logging.Logger]:
 @pass_settings
 def status(settings: Settings, as_json: bool, events: int, verbose: bool) -> int:
     """Last sync, failing files with their diagnostics, recent events."""
-    from agent_roster.commands.sync import vault_status
+    from agent_roster.commands.registry import encode
+    from agent_roster.commands.sync import GetStatusParams, get_status
 
-    report = vault_status(settings.vault, settings.db, events=events)
+    with settings.context() as ctx:
+        report = get_status(ctx, GetStatusParams(events=events))
     if as_json:
-        output.emit_json(report.to_dict())
+        output.emit_json(encode(report))
         return EXIT_PROBLEMS if report.problems else EXIT_OK
     when = (
         time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(report.last_sync))

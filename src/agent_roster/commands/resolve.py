@@ -1,4 +1,8 @@
-"""``resolve`` and ``run``: the effective profile for a task or profile, and its launch."""
+"""``resolve`` and ``run``: the effective profile for a task or profile, and its launch.
+
+:func:`resolve_profile` is the registry command; ``roster run`` resolves the same way
+(:func:`resolve_for`) and then executes the launch, which only the CLI does.
+"""
 
 from __future__ import annotations
 
@@ -7,11 +11,20 @@ import os
 import shutil
 import subprocess
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
 
+import msgspec
+from msgspec import Meta
+
+<<<<<<< main
 from agent_roster.argv import check_runnable
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.errors import InvalidDocumentError, UsageError
+=======
+from agent_roster.commands.project_profiles import Origin
+from agent_roster.errors import UsageError
+from agent_roster.redact import server_dict
+>>>>>>> layer
 from agent_roster.resolve.cascade import Resolution, resolve, resolve_task
 from agent_roster.resolve.config import LoadedConfig, load_config
 from agent_roster.resolve.index import ProfileIndex
@@ -31,6 +44,10 @@ INSTALL_HINTS = {
 }
 
 
+if TYPE_CHECKING:
+    from agent_roster.commands.context import RosterContext
+
+
 class Resolved(NamedTuple):
     resolution: Resolution
     launch: LaunchSpec
@@ -40,6 +57,7 @@ class Resolved(NamedTuple):
     #: Why a profile resolved from its last synced version (its file fails to parse now).
     notes: tuple[str, ...] = ()
 
+<<<<<<< main
     def to_dict(self) -> dict[str, Any]:
         return {
             **self.resolution.to_dict(),
@@ -47,6 +65,72 @@ class Resolved(NamedTuple):
             "config": [d.to_dict() for d in self.config],
             "notes": list(self.notes),
         }
+=======
+
+class ResolveProfileParams(msgspec.Struct, frozen=True, kw_only=True):
+    task: Annotated[str | None, Meta(description="resolve this task's profile (the cascade)")] = (
+        None
+    )
+    profile: Annotated[str | None, Meta(description="resolve this profile")] = None
+    project: Annotated[
+        str | None, Meta(description="with profile: apply this project's override")
+    ] = None
+
+
+class ResolvedProfile(msgspec.Struct, frozen=True, kw_only=True):
+    """Which level of the cascade decided (task, project, default, profile), the effective
+    profile with the file and section every field comes from, its MCP servers (secrets
+    masked), every warning, and the launch spec for its runtime; ``command`` is the argv
+    with ``<prompt>`` where the prompt goes."""
+
+    level: str
+    profile_id: str | None
+    project: str | None
+    task: str | None
+    profile: Annotated[dict[str, Any], Meta(description="the effective profile's JSON form")]
+    origins: dict[str, Origin]
+    servers: list[dict[str, Any]]
+    warnings: list[str]
+    launch: Annotated[dict[str, Any], Meta(description="runtime, argv, env, files, tools")]
+    command: list[str]
+
+
+def resolve_profile(ctx: RosterContext, params: ResolveProfileParams) -> ResolvedProfile:
+    """Resolve a task or profile to its effective profile and launch spec, with origins."""
+    resolved = resolve_for(ctx, task=params.task, profile=params.profile, project=params.project)
+    r, spec = resolved.resolution, resolved.launch
+    return ResolvedProfile(
+        level=r.level,
+        profile_id=r.profile_id,
+        project=r.project,
+        task=r.task,
+        profile=r.profile.to_json_dict(),
+        origins={k: Origin(path=v.path, section=v.section) for k, v in sorted(r.origins.items())},
+        servers=[server_dict(s) for s in r.servers],
+        warnings=list(r.warnings),
+        launch=spec.to_dict(),
+        command=spec.command("<prompt>"),
+    )
+
+
+def resolve_for(
+    ctx: RosterContext,
+    *,
+    task: str | None = None,
+    profile: str | None = None,
+    project: str | None = None,
+) -> Resolved:
+    """Resolve against the context's index (the daemon's live one, else the vault synced
+    now); while ``roster up`` runs, a launch spec attaches its embedded server."""
+    return resolve_launch(
+        ctx.index(),
+        ctx.vault,
+        task=task,
+        profile=profile,
+        project=project,
+        daemon=ctx.daemon(),
+    )
+>>>>>>> layer
 
 
 def state_dir(vault: str | os.PathLike[str]) -> Path:

@@ -23,9 +23,7 @@ import logging
 import os
 import time
 from collections.abc import Callable, Generator, Iterable, Iterator
-from typing import Any, NamedTuple
-
-import msgspec
+from typing import NamedTuple
 
 from agent_roster import parallel as pool
 from agent_roster.diagnostics import Diagnostic
@@ -98,6 +96,7 @@ class SyncReport(NamedTuple):
         """A file fails, one is refused, or roster.toml has errors: exit 1."""
         return bool(self.failing) or any(d.is_error for d in (*self.diagnostics, *self.config))
 
+<<<<<<< main
     def to_dict(self) -> dict[str, Any]:
         data = self._asdict()
         data["starter_files"] = list(self.starter_files)
@@ -106,6 +105,8 @@ class SyncReport(NamedTuple):
         data["config"] = [d.to_dict() for d in self.config]
         return data
 
+=======
+>>>>>>> layer
 
 class SyncEngine:
     """Syncs one vault into one store. Keep one engine per process and vault: it caches the
