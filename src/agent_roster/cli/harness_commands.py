@@ -276,29 +276,12 @@ def can(
     """Would PROFILE allow, ask for or deny TOOL (called with ARGUMENT)?
 
     OpenCode's semantics: ordered rules, the last match wins, no match asks."""
-<<<<<<< main
-    from agent_roster.commands.can import can as can_command
-
-    answer = can_command(settings.vault, profile, tool, argument, project=project)
-    output.print_diagnostics(answer.config, "text", sys.stderr)
-    if as_json:
-        output.emit_json(answer.to_dict())
-        return EXIT_OK
-    decision = answer.decision
-    output.echo(decision.action.value)
-    if decision.rule is None:
-        output.echo(f"  no rule matches {answer.key} {answer.argument!r}: the default is ask")
-    else:
-        output.echo(
-            f"  rule {decision.position} ({decision.rule.source}): {decision.rule.text()}"
-            f" decided {answer.key} {answer.argument!r}"
-        )
-=======
     from agent_roster.commands.can import CanUseToolParams, can_use_tool
 
     params = CanUseToolParams(profile=profile, tool=tool, argument=argument, project=project)
     with settings.context() as ctx:
         answer = can_use_tool(ctx, params)
+    output.print_diagnostics(answer.config, "text", sys.stderr)
 
     def text() -> None:
         output.echo(answer.action)
@@ -312,7 +295,6 @@ def can(
             )
 
     output.emit(answer, as_json, text)
->>>>>>> layer
     return EXIT_OK
 
 

@@ -16,3 +16,9 @@ BASE_HASH = click.option(
 NO_WAIT = click.option(
     "--no-wait", is_flag=True, help="Do not wait for the database to sync the change."
 )
+#: ``--allow-literal-secret``: write a secret's value into the vault (issue 13 item 4).
+ALLOW_LITERAL_SECRET = click.option(
+    "--allow-literal-secret",
+    is_flag=True,
+    help="Write a secret's value into the vault [default: refused; write ${VAR} instead].",
+)

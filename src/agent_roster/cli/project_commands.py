@@ -93,16 +93,10 @@ def project_edit(
 @pass_settings
 def project_list(settings: Settings, as_json: bool) -> int:
     """List projects."""
-<<<<<<< main
-    from agent_roster.commands import projects
-
-    result = projects.list_projects_read_only(settings.vault, settings.db)
-=======
     from agent_roster.commands.projects import ListProjectsParams, list_projects
 
     with settings.context() as ctx:
         result = list_projects(ctx, ListProjectsParams())
->>>>>>> layer
 
     def text() -> None:
         for item in result.projects:
@@ -184,19 +178,12 @@ def task_edit(
 @pass_settings
 def task_show(settings: Settings, task_id: str, as_json: bool) -> int:
     """Show a task with its profile id."""
-<<<<<<< main
-    from agent_roster.commands import projects
-
-    result = projects.get_task_read_only(settings.vault, settings.db, task_id)
-    return emit(result, as_json, lambda: _task_line(result.task))
-=======
     from agent_roster.commands.projects import GetTaskParams, get_task
 
     with settings.context() as ctx:
         result = get_task(ctx, GetTaskParams(id=task_id))
     output.emit(result, as_json, lambda: _task_line(result))
     return EXIT_OK
->>>>>>> layer
 
 
 def _task_line(item: Task) -> None:
@@ -270,18 +257,10 @@ def pp_create(
 @click.argument("agent_type")
 @click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help="Set a Config key.")
 @click.option("--unset", "unsets", multiple=True, metavar="KEY", help="Remove a Config key.")
-<<<<<<< main
-@click.option(
-    "--allow-literal-secret",
-    is_flag=True,
-    help="Write a secret's value into the vault [default: refused; write ${VAR} instead].",
-)
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-=======
+@options.ALLOW_LITERAL_SECRET
 @_BASE
 @_NO_WAIT
 @_JSON
->>>>>>> layer
 @pass_settings
 def pp_edit(
     settings: Settings,
@@ -289,12 +268,9 @@ def pp_edit(
     agent_type: str,
     sets: tuple[str, ...],
     unsets: tuple[str, ...],
-<<<<<<< main
     allow_literal_secret: bool,
-=======
     base_hash: str | None,
     no_wait: bool,
->>>>>>> layer
     as_json: bool,
 ) -> int:
     """Change Config keys of an override in place (VALUE is JSON, or else a string)."""
@@ -308,15 +284,6 @@ def pp_edit(
 
     config: dict[str, Any] = {k: read.json_value(v) for k, v in read.pairs(sets, "--set").items()}
     config.update(dict.fromkeys(unsets))
-<<<<<<< main
-    result = edit_project_profile(
-        settings.vault,
-        project_id,
-        agent_type,
-        config=config,
-        allow_literal_secret=allow_literal_secret,
-    )
-=======
     with settings.context() as ctx:
         path = ctx.layout.profile_path(agent_type, project_id)
         params = EditProjectProfileParams(
@@ -324,10 +291,10 @@ def pp_edit(
             agent_type=agent_type,
             base_hash=read.base_hash(ctx.layout, path, base_hash),
             config=config or UNSET,
+            allow_literal_secret=allow_literal_secret,
             wait=not no_wait,
         )
         result = edit_project_profile(ctx, params)
->>>>>>> layer
 
     def text() -> None:
         output.echo(f"{'edited ' if result.changed else 'unchanged'}  {result.path}")

@@ -175,44 +175,27 @@ def mcp_add(
     no_wait: bool,
     as_json: bool,
 ) -> int:
-<<<<<<< main
     """Add a registry entry: --transport stdio --command npx --arg -y --arg PKG, or --url.
 
     A secret's value (a token, an Authorization header) is refused: write --env
     'GH_TOKEN=${GH_TOKEN}' and set GH_TOKEN in the environment, or pass
     --allow-literal-secret."""
-    from agent_roster.commands.mcp_registry import create_mcp_server
-
-    if transport is None:
-        transport = "http" if url and not command_ else "stdio"
-    row = create_mcp_server(
-        settings.vault,
-        name,
-        transport,
-        command=command_ or "",
-        args=args,
-        env=pairs(env, "--env"),
-        url=url or "",
-        headers=pairs(headers, "--header"),
-        description=description or "",
-        project=project,
-        allow_literal_secret=allow_literal_secret,
-    )
-    return emit(row, as_json, lambda: output.echo(f"created  {row.path}"))
-=======
-    """Add a registry entry: --transport stdio --command npx --arg -y --arg PKG, or --url."""
     from agent_roster.commands.mcp_registry import CreateMcpServerParams, create_mcp_server
 
     given = _settings(transport, command_, args, env, url, headers, description)
     with settings.context() as ctx:
-        params = _decoded(
-            "create_mcp_server", {**given, "name": name, "project": project, "wait": not no_wait}
-        )
+        raw = {
+            **given,
+            "name": name,
+            "project": project,
+            "allow_literal_secret": allow_literal_secret,
+            "wait": not no_wait,
+        }
+        params = _decoded("create_mcp_server", raw)
         assert isinstance(params, CreateMcpServerParams)
         row = create_mcp_server(ctx, params)
     output.emit(row, as_json, lambda: output.echo(f"created  {row.path}"))
     return EXIT_OK
->>>>>>> layer
 
 
 @mcp.command("edit")
@@ -242,31 +225,6 @@ def mcp_edit(
     as_json: bool,
 ) -> int:
     """Change settings in place; --arg, --env and --header replace the whole list or map."""
-<<<<<<< main
-    from agent_roster.commands.mcp_registry import edit_mcp_server
-
-    changes: dict[str, Any] = {
-        key: value
-        for key, value in (
-            ("transport", transport),
-            ("command", command_),
-            ("url", url),
-            ("description", description),
-        )
-        if value is not None
-    }
-    if args:
-        changes["args"] = list(args)
-    if env:
-        changes["env"] = pairs(env, "--env")
-    if headers:
-        changes["headers"] = pairs(headers, "--header")
-    changes.update(dict.fromkeys(unsets))
-    row = edit_mcp_server(
-        settings.vault, name, project, allow_literal_secret=allow_literal_secret, **changes
-    )
-    return emit(row, as_json, lambda: output.echo(f"edited   {row.path}"))
-=======
     from agent_roster.cli.params import base_hash as based_on
     from agent_roster.commands.mcp_registry import EditMcpServerParams, edit_mcp_server
 
@@ -278,6 +236,7 @@ def mcp_edit(
             "name": name,
             "project": project,
             "base_hash": based_on(ctx.layout, path, base_hash),
+            "allow_literal_secret": allow_literal_secret,
             "wait": not no_wait,
         }
         params = _decoded("edit_mcp_server", raw)
@@ -285,7 +244,6 @@ def mcp_edit(
         row = edit_mcp_server(ctx, params)
     output.emit(row, as_json, lambda: output.echo(f"edited   {row.path}"))
     return EXIT_OK
->>>>>>> layer
 
 
 @mcp.command("remove")

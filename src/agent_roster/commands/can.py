@@ -16,13 +16,8 @@ from msgspec import Meta
 
 from agent_roster.codecs.permissions import Decision, SourcedRule, effective_rules, evaluate
 from agent_roster.codecs.tool_names import opencode_key
-<<<<<<< main
-from agent_roster.commands.project_profiles import show_effective_profile
-from agent_roster.diagnostics import Diagnostic, did_you_mean, list_profiles_hint
-=======
 from agent_roster.commands.project_profiles import effective_in
-from agent_roster.diagnostics import did_you_mean, list_profiles_hint
->>>>>>> layer
+from agent_roster.diagnostics import Diagnostic, did_you_mean, list_profiles_hint
 from agent_roster.errors import InvalidDocumentError, NotFoundError, UsageError
 from agent_roster.model.profile import AgentProfile
 from agent_roster.resolve.config import RosterConfig, load_config
@@ -47,37 +42,6 @@ class CanAnswer(NamedTuple):
     #: roster.toml's problems (its [defaults] feed the rules: permission_mode, tools).
     config: tuple[Diagnostic, ...] = ()
 
-<<<<<<< main
-    def to_dict(self) -> dict[str, object]:
-        rule = self.decision.rule
-        return {
-            "profile": self.profile,
-            "project": self.project,
-            "tool": self.tool,
-            "key": self.key,
-            "argument": self.argument,
-            "action": self.decision.action.value,
-            "rule": None
-            if rule is None
-            else {
-                "index": self.decision.position,
-                "source": rule.source,
-                "permission": rule.rule.permission,
-                "pattern": rule.rule.pattern,
-                "action": rule.rule.action.value,
-            },
-            "rules": [
-                {
-                    "source": r.source,
-                    "permission": r.rule.permission,
-                    "pattern": r.rule.pattern,
-                    "action": r.rule.action.value,
-                }
-                for r in self.rules
-            ],
-            "config": [d.to_dict() for d in self.config],
-        }
-=======
 
 class CanUseToolParams(msgspec.Struct, frozen=True, kw_only=True):
     profile: Annotated[str, Meta(description="the profile id")]
@@ -114,6 +78,10 @@ class CanResult(msgspec.Struct, frozen=True, kw_only=True):
     action: str
     rule: DecidingRule | None
     rules: list[Rule]
+    config: Annotated[
+        list[Diagnostic],
+        Meta(description="roster.toml's problems (its [defaults] feed the rules)"),
+    ] = []
 
 
 def can_use_tool(ctx: RosterContext, params: CanUseToolParams) -> CanResult:
@@ -146,8 +114,8 @@ def can_use_tool(ctx: RosterContext, params: CanUseToolParams) -> CanResult:
             )
             for r in answer.rules
         ],
+        config=list(answer.config),
     )
->>>>>>> layer
 
 
 def can(

@@ -91,6 +91,13 @@ class ImportFromHarnessParams(msgspec.Struct, frozen=True, kw_only=True):
     dry_run: Annotated[bool, Meta(description="report what would be written; write nothing")] = (
         False
     )
+    allow_literal_secret: Annotated[
+        bool,
+        Meta(
+            description="keep secrets' values as they are; by default a server's become "
+            "${VAR} references and an agent holding one is not imported"
+        ),
+    ] = False
     wait: Annotated[bool, Meta(description="wait until the database has synced the files")] = True
 
 
@@ -130,6 +137,7 @@ def import_from_harness(ctx: RosterContext, params: ImportFromHarnessParams) -> 
         project=params.project,
         overwrite=params.overwrite,
         dry_run=params.dry_run,
+        allow_literal_secret=params.allow_literal_secret,
     )
     layout = ctx.layout
     written: list[tuple[Path, str | None]] = []

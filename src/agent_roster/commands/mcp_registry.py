@@ -27,13 +27,10 @@ from typing import Annotated, Any, NamedTuple
 import msgspec
 from msgspec import UNSET, Meta, UnsetType
 
-<<<<<<< main
 from agent_roster import literal_secrets
-=======
 from agent_roster.commands.context import RosterContext
->>>>>>> layer
 from agent_roster.commands.project_files import remove_file
-from agent_roster.commands.writes import BaseHash, Wait, check_base, synced
+from agent_roster.commands.writes import AllowLiteralSecret, BaseHash, Wait, check_base, synced
 from agent_roster.diagnostics import Diagnostic, did_you_mean
 from agent_roster.errors import InvalidDocumentError, NotFoundError, UsageError
 from agent_roster.model.mcp import McpServer, Transport
@@ -135,6 +132,7 @@ class ServerSettings(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=Tr
 class CreateMcpServerParams(ServerSettings, frozen=True, kw_only=True):
     name: ServerName
     project: ProjectScope = None
+    allow_literal_secret: AllowLiteralSecret = False
     wait: Wait = True
 
 
@@ -142,6 +140,7 @@ class EditMcpServerParams(ServerSettings, frozen=True, kw_only=True):
     name: ServerName
     project: ProjectScope = None
     base_hash: BaseHash
+    allow_literal_secret: AllowLiteralSecret = False
     wait: Wait = True
 
 
@@ -284,31 +283,13 @@ def get_mcp_server(ctx: RosterContext, params: GetMcpServerParams) -> ServerRow:
     )
 
 
-<<<<<<< main
-def create_mcp_server(
-    vault: str | os.PathLike[str],
-    name: str,
-    transport: str,
-    *,
-    command: str = "",
-    args: Sequence[str] = (),
-    env: Mapping[str, str] | None = None,
-    url: str = "",
-    headers: Mapping[str, str] | None = None,
-    description: str = "",
-    project: str | None = None,
-    allow_literal_secret: bool = False,
-) -> ServerRow:
-    """Write a new registry file; refuses the embedded name, an existing file, any
-    content that would not parse cleanly, and a literal secret (a ``${VAR}`` reference
-    goes in its place) unless ``allow_literal_secret``."""
-    layout = VaultLayout(vault)
-=======
 def create_mcp_server(ctx: RosterContext, params: CreateMcpServerParams) -> ServerWritten:
-    """Add an MCP server to the registry; refused when it exists or would not be valid."""
+    """Add an MCP server to the registry; refused when it exists or would not be valid.
+
+    A secret's value (a token, an Authorization header) is refused too, unless
+    ``allow_literal_secret``: write a ``${VAR}`` reference and set VAR in the environment."""
     layout = ctx.layout
     name, project = params.name, params.project
->>>>>>> layer
     check_segment(name, "server name")
     if project is not None:
         check_segment(project, "project id")
@@ -342,7 +323,7 @@ def create_mcp_server(ctx: RosterContext, params: CreateMcpServerParams) -> Serv
         description=given.get("description", ""),
     )
     literal_secrets.refuse(
-        literal_secrets.in_server(server), target=rel, allow=allow_literal_secret
+        literal_secrets.in_server(server), target=rel, allow=params.allow_literal_secret
     )
     text = render_mcp_server(server)
     parsed = parse_mcp_server(text, path=rel, expected_name=name, project=project)
@@ -371,25 +352,12 @@ def create_mcp_server(ctx: RosterContext, params: CreateMcpServerParams) -> Serv
 EDITABLE = tuple(k for k in SERVER_KEYS if k != "name")
 
 
-<<<<<<< main
-def edit_mcp_server(
-    vault: str | os.PathLike[str],
-    name: str,
-    /,
-    project: str | None = None,
-    allow_literal_secret: bool = False,
-    **changes: Any,
-) -> ServerRow:
-    """Set frontmatter keys of an existing entry in place (``None`` removes a key); the
-    result must parse without errors, and a new value must not be a literal secret unless
-    ``allow_literal_secret``. The name cannot change (it is the file name)."""
-    layout = VaultLayout(vault)
-=======
 def edit_mcp_server(ctx: RosterContext, params: EditMcpServerParams) -> ServerWritten:
-    """Change an MCP server's settings in place (args, env and headers are replaced whole)."""
+    """Change an MCP server's settings in place (args, env and headers are replaced whole).
+
+    A new value that is a secret's value is refused, unless ``allow_literal_secret``."""
     layout = ctx.layout
     name, project = params.name, params.project
->>>>>>> layer
     check_segment(name, "server name")
     if name == _embedded(ctx.vault).name:
         raise UsageError(
@@ -406,29 +374,12 @@ def edit_mcp_server(ctx: RosterContext, params: EditMcpServerParams) -> ServerWr
         if project and layout.mcp_server_path(name).is_file():
             hint = "the system entry exists: edit it without a project, or add a project entry"
         raise NotFoundError(f"{rel} does not exist", hint=hint)
-<<<<<<< main
-    values = {
-        k: patch.REMOVE if v is None else list(v) if isinstance(v, tuple) else v
-        for k, v in changes.items()
-    }
-    literal_secrets.refuse(
-        literal_secrets.find(
-            {k: v for k, v in values.items() if v is not patch.REMOVE}, owner=name
-        ),
-        target=layout.relative(path),
-        allow=allow_literal_secret,
-    )
-    patched = patch.patch_mcp_server(layout, name, values, project=project)
-    row = _row(layout, name, project)
-    assert row is not None
-    return row._replace(diagnostics=patched.diagnostics)
-
-
-def references(
-    vault: str | os.PathLike[str], name: str, project: str | None = None
-) -> list[Reference]:
-=======
     values = {k: patch.REMOVE if v is None else v for k, v in changes.items()}
+    literal_secrets.refuse(
+        literal_secrets.find({k: v for k, v in changes.items() if v is not None}, owner=name),
+        target=layout.relative(path),
+        allow=params.allow_literal_secret,
+    )
     patched = patch.patch_mcp_server(
         layout, name, values, project=project, base_hash=params.base_hash
     )
@@ -451,7 +402,6 @@ def references(
 
 
 def references(vault: Path, name: str, project: str | None = None) -> list[Reference]:
->>>>>>> layer
     """Effective profiles that would resolve ``name`` to the entry of scope ``project``."""
     config = load_config(vault).config
     snapshot = load_vault(vault, embedded=config.embedded.name, commands=config.embedded.commands)

@@ -22,7 +22,7 @@ from msgspec import UNSET, Meta, UnsetType
 
 from agent_roster import literal_secrets
 from agent_roster.commands.context import RosterContext
-from agent_roster.commands.writes import BaseHash, Wait, check_base, synced
+from agent_roster.commands.writes import AllowLiteralSecret, BaseHash, Wait, check_base, synced
 from agent_roster.diagnostics import Diagnostic, did_you_mean
 from agent_roster.errors import (
     InvalidDocumentError,
@@ -135,13 +135,7 @@ class ProfileFields(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=Tru
         dict[str, str | None] | UnsetType,
         Meta(description="prose sections by heading (Role, Rules, ...); null removes one"),
     ] = UNSET
-    allow_literal_secret: Annotated[
-        bool,
-        Meta(
-            description="write a secret's value (a token, a key) into the vault as given; "
-            "refused by default: write a ${VAR} reference instead"
-        ),
-    ] = False
+    allow_literal_secret: AllowLiteralSecret = False
 
 
 class CreateProfileParams(ProfileFields, frozen=True, kw_only=True):
@@ -215,7 +209,7 @@ def create_profile(ctx: RosterContext, params: CreateProfileParams) -> Written:
             f"profile {ident!r} already exists ({rel})",
             hint="change it with edit_profile, or delete it first",
         )
-    _refuse_literal_secrets(params, rel)
+    refuse_literal_secrets(params, rel, params.id)
     name = params.name if isinstance(params.name, str) else ident
     skeleton = AgentProfile(id=ident, name=name, source=rel)
     text = _skeleton_text(skeleton)
@@ -247,7 +241,7 @@ def edit_profile(ctx: RosterContext, params: EditProfileParams) -> Written:
     if not edits:
         raise UsageError("nothing to change", hint="give at least one field to set")
     _read(ctx, ident)  # a clear not-found before anything else
-    _refuse_literal_secrets(params, layout.relative(layout.profile_path(ident)))
+    refuse_literal_secrets(params, layout.relative(layout.profile_path(ident)), ident)
     patched = patch.patch_profile(layout, ident, edits, base_hash=params.base_hash)
     path = layout.profile_path(ident)
     digest = content_hash(read_in_vault(layout, path)) if patched.changed else params.base_hash
@@ -309,14 +303,15 @@ def _read(ctx: RosterContext, ident: str) -> tuple[str, patch.Source]:
     return patch.read_text(layout, path)
 
 
-def _refuse_literal_secrets(fields: ProfileFields, target: str) -> None:
-    """No literal secret among the values to write, unless the caller allows it."""
+def refuse_literal_secrets(fields: ProfileFields, target: str, owner: str) -> None:
+    """No literal secret among the values to write, unless the caller allows it
+    (``owner``, the profile id, names the variable to use instead)."""
     values = {
         f: getattr(fields, f)
         for f in ProfileFields.__struct_fields__
         if f != "allow_literal_secret" and getattr(fields, f) not in (UNSET, None)
     }
-    found = literal_secrets.find(values, owner=getattr(fields, "id", ""))
+    found = literal_secrets.find(values, owner=owner)
     literal_secrets.refuse(found, target=target, allow=fields.allow_literal_secret)
 
 

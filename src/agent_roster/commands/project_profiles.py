@@ -25,15 +25,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-<<<<<<< main
-from agent_roster import literal_secrets
-=======
 import msgspec
 from msgspec import Meta
 
 from agent_roster.commands.context import RosterContext
-from agent_roster.commands.profiles import ProfileFields, edits_for
->>>>>>> layer
+from agent_roster.commands.profiles import ProfileFields, edits_for, refuse_literal_secrets
 from agent_roster.commands.project_files import (
     INHERIT,
     NO_DEFAULT,
@@ -256,74 +252,14 @@ def _system_ids(layout: VaultLayout) -> list[str]:
     ]
 
 
-<<<<<<< main
-_FRONTMATTER = ("name", "description", "tags")
-_FIELDS = (*_FRONTMATTER, "allowed_tools", "denied_tools", "mcp_servers", "install", "sections")
-
-
-def edit_project_profile(
-    vault: str | os.PathLike[str],
-    project: str,
-    agent_type: str,
-    *,
-    config: Mapping[str, Any] | None = None,
-    allow_literal_secret: bool = False,
-    **fields: Any,
-) -> Written:
-    """Patch an existing override in place. ``config`` maps Config keys to JSON values
-    (``None`` removes the key; Config keys may also be passed directly, ``model="x"``).
-    ``fields``: ``name``, ``description``, ``tags`` (frontmatter), ``allowed_tools``,
-    ``denied_tools``, ``mcp_servers`` (lists), ``install`` ({list name: list}) and
-    ``sections`` ({heading: body}); ``None`` removes what it names. A literal secret among
-    the new values is refused unless ``allow_literal_secret`` (``literal_secrets``)."""
-    layout = VaultLayout(vault)
-    check_segment(project, "project id")
-    config = dict(config or {})
-    literal_secrets.refuse(
-        literal_secrets.find({"config": config, **fields}, owner=agent_type),
-        target=_rel(layout, agent_type, project),
-        allow=allow_literal_secret,
-    )
-    edits: list[patch.Edit] = []
-    tools: dict[str, Any] = {}
-    for name, value in fields.items():
-        if name in CONFIG_KEYS:
-            config[name] = value
-        elif name in _FRONTMATTER:
-            edits.append(patch.set_frontmatter(name, patch.REMOVE if value is None else value))
-        elif name in ("allowed_tools", "denied_tools"):
-            tools[name.split("_")[0]] = patch.REMOVE if value is None else value
-        elif name == "mcp_servers":
-            edits.append(patch.set_mcp_servers(patch.REMOVE if value is None else value))
-        elif name == "install":
-            lists = value or {}
-            edits.append(
-                patch.set_install({k: patch.REMOVE if v is None else v for k, v in lists.items()})
-            )
-        elif name == "sections":
-            for heading, body in (value or {}).items():
-                edits.append(
-                    patch.remove_section(heading)
-                    if body is None
-                    else patch.set_section(heading, body)
-                )
-        else:
-            hint = did_you_mean(name, (*_FIELDS, *CONFIG_KEYS))
-            raise UsageError(f"{name!r} is not a field an override can edit", hint=hint)
-    if tools:
-        edits.append(patch.set_tools(**tools))
-    if config:
-        edits.insert(
-            0, patch.set_config({k: patch.REMOVE if v is None else v for k, v in config.items()})
-        )
-=======
 def edit_project_profile(ctx: RosterContext, params: EditProjectProfileParams) -> Written:
-    """Change fields of a project override in place; everything else stays byte for byte."""
+    """Change fields of a project override in place; everything else stays byte for byte.
+    A literal secret among the new values is refused unless ``allow_literal_secret``."""
     layout = ctx.layout
     project = check_segment(params.project, "project id")
     agent_type = check_segment(params.agent_type, "profile id")
+    refuse_literal_secrets(params, _rel(layout, agent_type, project), agent_type)
     edits = edits_for(params, creating=False)
->>>>>>> layer
     if not edits:
         raise UsageError("nothing to change", hint="give a Config key or a field to set")
     path = layout.profile_path(agent_type, project)

@@ -13,7 +13,9 @@ daemon the live index learns the new references at once, so the next resolution 
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from typing import Annotated
 
 import msgspec
@@ -86,7 +88,8 @@ class GetTaskParams(msgspec.Struct, frozen=True, kw_only=True):
 # -- commands -----------------------------------------------------------------------------
 def list_projects(ctx: RosterContext, params: ListProjectsParams) -> ProjectList:
     """List every project with its default profile."""
-    return ProjectList(projects=ctx.store().list_projects())
+    with _read_only(ctx) as store:
+        return ProjectList(projects=store.list_projects() if store is not None else [])
 
 
 def create_project(ctx: RosterContext, params: CreateProjectParams) -> Project:
@@ -137,7 +140,13 @@ def edit_task(ctx: RosterContext, params: EditTaskParams) -> Task:
 
 def get_task(ctx: RosterContext, params: GetTaskParams) -> Task:
     """Show a task with its profile id."""
-    task = ctx.store().get_task(params.id)
+    with _read_only(ctx) as store:
+        if store is None:
+            raise NotFoundError(
+                f"task {params.id!r} does not exist (the vault has no database yet)",
+                hint="create it with 'roster task create'",
+            )
+        task = store.get_task(params.id)
     if task is None:
         raise NotFoundError(f"task {params.id!r} does not exist", hint="list tasks of a project")
     return task
@@ -157,75 +166,6 @@ def open_synced(vault: str | os.PathLike[str], db: str | None = None) -> Store:
     return store
 
 
-<<<<<<< main
-def create_project(
-    store: Store, project_id: str, name: str = "", default_profile_id: str | None = None
-) -> ProjectResult:
-    """Create a project (its id is a vault path segment: ``projects/<id>/``)."""
-    return ProjectResult(
-        store.create_project(project_id, name or project_id, default_profile_id=default_profile_id)
-    )
-
-
-def edit_project(
-    store: Store,
-    project_id: str,
-    *,
-    name: str | Unset = UNSET,
-    default_profile_id: str | Unset | None = UNSET,
-) -> ProjectResult:
-    """Change the given fields; ``default_profile_id=None`` clears the default."""
-    return ProjectResult(
-        store.edit_project(project_id, name=name, default_profile_id=default_profile_id)
-    )
-
-
-def list_projects(store: Store) -> ProjectList:
-    return ProjectList(tuple(store.list_projects()))
-
-
-def list_projects_read_only(vault: str | os.PathLike[str], db: str | None = None) -> ProjectList:
-    """The projects, read without writing (none while there is no database yet)."""
-    store = _read_only(vault, db)
-    if store is None:
-        return ProjectList(())
-    with store:
-        return list_projects(store)
-
-
-def get_task_read_only(vault: str | os.PathLike[str], db: str | None, task_id: str) -> TaskResult:
-    """:func:`get_task`, read without writing."""
-    store = _read_only(vault, db)
-    if store is None:
-        raise NotFoundError(
-            f"task {task_id!r} does not exist (the vault has no database yet)",
-            hint="create it with 'roster task create'",
-        )
-    with store:
-        return get_task(store, task_id)
-
-
-def _read_only(vault: str | os.PathLike[str], db: str | None) -> Store | None:
-    from agent_roster.commands.vault_view import open_existing
-    from agent_roster.sync import binding
-    from agent_roster.vault.paths import VaultLayout
-
-    store = open_existing(vault, db)
-    if store is not None:
-        try:
-            binding.check(store, VaultLayout(vault))
-        except BaseException:
-            store.close()
-            raise
-    return store
-
-
-def create_task(
-    store: Store, task_id: str, project_id: str, title: str = "", profile_id: str | None = None
-) -> TaskResult:
-    """Create a task in an existing project, optionally naming its profile."""
-    return TaskResult(store.create_task(task_id, project_id, title, profile_id=profile_id))
-=======
 def _synced(ctx: RosterContext) -> Store:
     """The store, holding the vault as it is now: the daemon's watcher keeps it so;
     otherwise it is synced here."""
@@ -234,7 +174,25 @@ def _synced(ctx: RosterContext) -> Store:
         embedded = ctx.config().embedded
         SyncEngine(store, ctx.vault, embedded=embedded.name, commands=embedded.commands).sync()
     return store
->>>>>>> layer
+
+
+@contextlib.contextmanager
+def _read_only(ctx: RosterContext) -> Iterator[Store | None]:
+    """The store opened read-only, checked to belong to this vault (``None``: there is no
+    database yet). Read-only commands create and change nothing (issue 13 item 3); in the
+    daemon, its one store."""
+    from agent_roster.sync import binding
+
+    store = ctx.read_store()
+    if store is None:
+        yield None
+        return
+    try:
+        binding.check(store, ctx.layout)
+        yield store
+    finally:
+        if store is not ctx._store:
+            store.close()
 
 
 def _publish_project(ctx: RosterContext, project: Project) -> None:

@@ -16,15 +16,11 @@ from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
 import msgspec
 from msgspec import Meta
 
-<<<<<<< main
 from agent_roster.argv import check_runnable
+from agent_roster.commands.project_profiles import Origin
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.errors import InvalidDocumentError, UsageError
-=======
-from agent_roster.commands.project_profiles import Origin
-from agent_roster.errors import UsageError
 from agent_roster.redact import server_dict
->>>>>>> layer
 from agent_roster.resolve.cascade import Resolution, resolve, resolve_task
 from agent_roster.resolve.config import LoadedConfig, load_config
 from agent_roster.resolve.index import ProfileIndex
@@ -57,15 +53,6 @@ class Resolved(NamedTuple):
     #: Why a profile resolved from its last synced version (its file fails to parse now).
     notes: tuple[str, ...] = ()
 
-<<<<<<< main
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            **self.resolution.to_dict(),
-            "launch": self.launch.to_dict(),
-            "config": [d.to_dict() for d in self.config],
-            "notes": list(self.notes),
-        }
-=======
 
 class ResolveProfileParams(msgspec.Struct, frozen=True, kw_only=True):
     task: Annotated[str | None, Meta(description="resolve this task's profile (the cascade)")] = (
@@ -93,6 +80,17 @@ class ResolvedProfile(msgspec.Struct, frozen=True, kw_only=True):
     warnings: list[str]
     launch: Annotated[dict[str, Any], Meta(description="runtime, argv, env, files, tools")]
     command: list[str]
+    config: Annotated[
+        list[Diagnostic],
+        Meta(
+            description="roster.toml's problems; with an error, built-in defaults stand in "
+            "for what it could not say"
+        ),
+    ] = []
+    notes: Annotated[
+        list[str],
+        Meta(description="why a profile resolved from its last synced version, or without it"),
+    ] = []
 
 
 def resolve_profile(ctx: RosterContext, params: ResolveProfileParams) -> ResolvedProfile:
@@ -110,6 +108,8 @@ def resolve_profile(ctx: RosterContext, params: ResolveProfileParams) -> Resolve
         warnings=list(r.warnings),
         launch=spec.to_dict(),
         command=spec.command("<prompt>"),
+        config=list(resolved.config),
+        notes=list(resolved.notes),
     )
 
 
@@ -120,17 +120,37 @@ def resolve_for(
     profile: str | None = None,
     project: str | None = None,
 ) -> Resolved:
-    """Resolve against the context's index (the daemon's live one, else the vault synced
-    now); while ``roster up`` runs, a launch spec attaches its embedded server."""
-    return resolve_launch(
-        ctx.index(),
+    """Resolve against the context's index; while ``roster up`` runs, a launch spec attaches
+    its embedded server. In the daemon the index is its live one (roster.toml's problems
+    are its sync events: the last good configuration stays in force). Run alone, it is the
+    vault read now and the database only read (issue 13 item 3), roster.toml's problems
+    come along, and a profile asked for by name whose file fails now with no synced
+    version is refused rather than resolved to another one."""
+    if ctx.live is not None:
+        return resolve_launch(
+            ctx.live.index(),
+            ctx.vault,
+            task=task,
+            profile=profile,
+            project=project,
+            daemon=ctx.live.daemon(),
+        )
+    view = ctx.view()
+    if profile is not None:
+        problem = view.unusable(profile, project)
+        if problem is not None:
+            raise problem
+    resolved = resolve_launch(
+        view.index,
         ctx.vault,
         task=task,
         profile=profile,
         project=project,
         daemon=ctx.daemon(),
+        config=view.config.diagnostics,
     )
->>>>>>> layer
+    found = resolved.resolution
+    return resolved._replace(notes=tuple(view.notes_for(found.profile_id, found.project)))
 
 
 def state_dir(vault: str | os.PathLike[str]) -> Path:

@@ -16,11 +16,8 @@ import msgspec
 from msgspec import Meta
 
 from agent_roster import diagnostics as dx
-<<<<<<< main
 from agent_roster import literal_secrets
-=======
 from agent_roster.commands.context import RosterContext
->>>>>>> layer
 from agent_roster.diagnostics import Diagnostic, Severity
 from agent_roster.errors import UsageError, VaultError
 from agent_roster.resolve.config import load_config

@@ -31,6 +31,13 @@ BaseHash = Annotated[
     ),
 ]
 Wait = Annotated[bool, Meta(description="wait until the database has synced the change")]
+AllowLiteralSecret = Annotated[
+    bool,
+    Meta(
+        description="write a secret's value (a token, a key) into the vault as given; "
+        "refused by default: write a ${VAR} reference instead"
+    ),
+]
 
 #: How long a write waits for the daemon's watcher to sync it.
 SYNC_WAIT_SECONDS = 5.0

@@ -96,17 +96,6 @@ class SyncReport(NamedTuple):
         """A file fails, one is refused, or roster.toml has errors: exit 1."""
         return bool(self.failing) or any(d.is_error for d in (*self.diagnostics, *self.config))
 
-<<<<<<< main
-    def to_dict(self) -> dict[str, Any]:
-        data = self._asdict()
-        data["starter_files"] = list(self.starter_files)
-        data["events"] = [msgspec.to_builtins(e) for e in self.events]
-        data["diagnostics"] = [d.to_dict() for d in self.diagnostics]
-        data["config"] = [d.to_dict() for d in self.config]
-        return data
-
-=======
->>>>>>> layer
 
 class SyncEngine:
     """Syncs one vault into one store. Keep one engine per process and vault: it caches the
