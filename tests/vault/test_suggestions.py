@@ -41,8 +41,14 @@ def test_nothing_close_suggests_nothing() -> None:
     ("name", "hint"),
     [
         ("shell", "did you mean 'Bash'? ('shell' is codex's name for it)"),
-        ("read_file", "did you mean 'Read'? ('read_file' is gemini's and defect's name for it)"),
-        ("run_shell_command", "did you mean 'Bash'? ('run_shell_command' is gemini's name for it)"),
+        (
+            "read_file",
+            "did you mean 'Read'? ('read_file' is gemini's, defect's and qwen's name for it)",
+        ),
+        (
+            "run_shell_command",
+            "did you mean 'Bash'? ('run_shell_command' is gemini's and qwen's name for it)",
+        ),
         ("shell(ls:*)", "did you mean 'Bash'? ('shell' is codex's name for it)"),
         ("bash", "did you mean 'Bash'?"),  # OpenCode's spelling: the same word
         ("Raed", "did you mean 'Read'?"),
@@ -58,7 +64,10 @@ def test_the_tools_block_carries_the_hint() -> None:
     parsed = parse(block("Tools", '{"allowed": ["shell", "read_file"]}'), known_tools=KnownTools())
     assert [(d.code, d.hint) for d in parsed.diagnostics] == [
         ("tool-unknown", "did you mean 'Bash'? ('shell' is codex's name for it)"),
-        ("tool-unknown", "did you mean 'Read'? ('read_file' is gemini's and defect's name for it)"),
+        (
+            "tool-unknown",
+            "did you mean 'Read'? ('read_file' is gemini's, defect's and qwen's name for it)",
+        ),
     ]
 
 
