@@ -147,6 +147,30 @@ def test_a_stale_hash_is_the_same_conflict_on_every_surface(  # type: ignore[no-
     assert written["content_hash"] == content_hash(path.read_bytes())
 
 
+def test_a_literal_secret_is_the_same_refusal_on_every_surface(  # type: ignore[no-untyped-def]
+    served: str, vault: Path, capsys
+) -> None:
+    """``allow_literal_secret`` is a parameter like any other (issue 13 item 4): refused
+    without it in one shape on the CLI, HTTP and MCP, written as given with it."""
+    token = "ghp_" + "Q7xK2mN9pL4vB8cR1tY6wZ3aF5hJ0dS2gE4u"
+    params: dict[str, object] = {"name": "leaky", "command": "npx", "env": {"GH_PAT": token}}
+    words = ["mcp", "add", "leaky", "--command", "npx", "--env", f"GH_PAT={token}", "--json"]
+    code = main(["--vault", str(vault), *words])
+    cli_error = json.loads(capsys.readouterr().out)["error"]
+    response = httpx.post(f"{served}/api/create_mcp_server", json=params)
+    is_error, from_mcp = _mcp_call(served, "create_mcp_server", params)
+    assert (code, response.status_code, is_error) == (2, 422, True)
+    assert cli_error == response.json()["error"] == from_mcp["error"]  # type: ignore[index]
+    assert cli_error["code"] == "literal-secret" and "${GH_PAT}" in cli_error["hint"]
+    assert token not in json.dumps(cli_error)
+    assert not (vault / "mcp-servers" / "leaky.md").exists()
+    allowed = httpx.post(
+        f"{served}/api/create_mcp_server", json={**params, "allow_literal_secret": True}
+    )
+    assert allowed.status_code == 200, allowed.text
+    assert token in (vault / "mcp-servers" / "leaky.md").read_text()
+
+
 def test_a_bug_is_the_same_shape_on_every_surface(  # type: ignore[no-untyped-def]
     served: str, vault: Path, capsys, monkeypatch
 ) -> None:
