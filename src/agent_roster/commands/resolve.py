@@ -31,6 +31,7 @@ from agent_roster.vault.paths import CONFIG_FILE
 from agent_roster.vault.writer import atomic_write
 
 if TYPE_CHECKING:
+    from agent_roster.commands.context import RosterContext
     from agent_roster.resolve.attach import Attachment
 
 #: How to install each runtime's CLI when it is missing.
@@ -38,10 +39,6 @@ INSTALL_HINTS = {
     "claude": "npm install -g @anthropic-ai/claude-code",
     "acpx": "npm install -g acpx",
 }
-
-
-if TYPE_CHECKING:
-    from agent_roster.commands.context import RosterContext
 
 
 class Resolved(NamedTuple):
