@@ -46,6 +46,7 @@ test: lint typecheck pytest
 lint: setup-dev
 	$(BIN)/ruff check src tests bench scripts
 	$(BIN)/ruff format --check src tests bench scripts
+	$(BIN)/lint-imports
 
 typecheck: setup-dev
 	$(BIN)/mypy

@@ -36,3 +36,20 @@ def test_public_api_is_exactly_all() -> None:
         if not name.startswith("_") and not isinstance(getattr(agent_roster, name), ModuleType)
     }
     assert public == set(agent_roster.__all__) - {"__version__"}
+
+
+def test_every_command_is_in_the_readme_with_its_summary() -> None:
+    """The README's command-layer table lists every registry command, reads or writes
+    as the catalog says, with the summary every surface shows."""
+    from agent_roster.commands.registry import all_commands
+
+    readme = (DOCS.parent / "README.md").read_text()
+    rows = {
+        name: (kind, summary)
+        for name, kind, summary in re.findall(
+            r"^\| `([a-z_]+)` \| `roster [^`]+` \| (reads|writes) \| (.+) \|$", readme, re.M
+        )
+    }
+    assert rows == {
+        c.name: ("writes" if c.spec.writes else "reads", c.summary) for c in all_commands()
+    }

@@ -12,7 +12,7 @@ import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import NamedTuple
 
-from agent_roster.commands.catalog import EMBEDDED_COMMANDS
+from agent_roster.catalog import NAMES
 from agent_roster.diagnostics import closest
 
 
@@ -103,7 +103,7 @@ RETIRED_CLAUDE_TOOLS: frozenset[str] = frozenset(
 #: ``[embedded_server] name``).
 DEFAULT_EMBEDDED_SERVER = "agent-queue"
 #: The embedded server's commands when roster.toml declares no more (``commands``).
-DEFAULT_EMBEDDED_COMMANDS: frozenset[str] = frozenset(EMBEDDED_COMMANDS)
+DEFAULT_EMBEDDED_COMMANDS: frozenset[str] = NAMES
 
 
 def embedded_commands(extra: Iterable[str] = ()) -> frozenset[str]:

@@ -29,7 +29,7 @@ from agent_roster.codecs.copilot.read import KEYS as COPILOT_KEYS
 from agent_roster.codecs.defect.read import TABLE_FIELDS, TOP_FIELDS
 from agent_roster.codecs.gemini.read import LOCAL_KEYS
 from agent_roster.codecs.opencode.schema import KNOWN_KEYS as OPENCODE_KEYS
-from agent_roster.commands.discover import discover_agents, import_agents
+from agent_roster.commands.discover import discover, import_agents
 from agent_roster.commands.harness import render_agents
 from agent_roster.diagnostics import CODES, Diagnostic
 
@@ -443,7 +443,7 @@ def exercise(harness: str, files: Tree, root: Path | None = None) -> list[str]:
         build_tree(vault, VAULT)
         for folder in (workspace, home):
             folder.mkdir(parents=True, exist_ok=True)
-        problems = unlocated(discover_agents(harness, workspace=workspace, home=home).diagnostics)
+        problems = unlocated(discover(harness, workspace=workspace, home=home).diagnostics)
         report = import_agents(vault, harness, workspace=workspace, home=home)
         problems += unlocated(report.diagnostics)
         for scope, out in (("project", workspace), ("user", home)):

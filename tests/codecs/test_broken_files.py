@@ -19,7 +19,7 @@ import pytest
 
 from agent_roster.cli import main
 from agent_roster.codecs import codec_names
-from agent_roster.commands.discover import discover_agents, import_agents
+from agent_roster.commands.discover import discover, import_agents
 from agent_roster.commands.harness import render_agents
 from agent_roster.diagnostics import Diagnostic
 
@@ -245,7 +245,7 @@ def test_discover_and_import_report_a_broken_file(
     harness, files, (code, rel, line, column) = FINDINGS[finding]
     workspace, home = _workspace(tmp_path, files)
     where = str(workspace / rel)
-    found = discover_agents(harness, workspace=workspace, home=home)
+    found = discover(harness, workspace=workspace, home=home)
     assert (code, where, line, column) in errors(found.diagnostics)
     if finding in MESSAGES:
         assert any(MESSAGES[finding] in d.message for d in found.diagnostics)
@@ -343,7 +343,7 @@ def test_discover_reports_a_fifo_where_a_prompt_file_goes(tmp_path: Path) -> Non
     )
     prompt = workspace / ".defect" / "agents" / "a" / "system.md"
     os.mkfifo(prompt)
-    found = discover_agents("defect", workspace=workspace, home=home)
+    found = discover("defect", workspace=workspace, home=home)
     assert errors(found.diagnostics) == [("file-unreadable", str(prompt), 1, 1)]
     assert "not a regular file" in found.diagnostics[0].message
 
@@ -373,7 +373,7 @@ def test_gemini_refuses_an_infinite_turn_limit(tmp_path: Path) -> None:
     """``max_turns: .inf`` crashed discover (int of infinity); zod says it is no integer."""
     agent = "---\nname: a\ndescription: d\nmax_turns: .inf\n---\nYou help.\n"
     workspace, home = _workspace(tmp_path, {".gemini/agents/a.md": agent})
-    found = discover_agents("gemini", workspace=workspace, home=home)
+    found = discover("gemini", workspace=workspace, home=home)
     [problem] = [d for d in found.diagnostics if d.is_error]
     assert problem.code == "harness-field-type" and (problem.line, problem.column) == (4, 1)
     assert problem.message.endswith("max_turns: Expected integer, received float")
@@ -401,7 +401,7 @@ def test_a_value_of_the_wrong_type_is_refused_where_it_is(
     harness: str, rel: str, text: str, expected: tuple[str, int, str], tmp_path: Path
 ) -> None:
     workspace, home = _workspace(tmp_path, {rel: text})
-    found = discover_agents(harness, workspace=workspace, home=home)
+    found = discover(harness, workspace=workspace, home=home)
     [problem] = [d for d in found.diagnostics if d.is_error]
     assert (problem.code, problem.line) == expected[:2]
     assert problem.message.endswith(expected[2])

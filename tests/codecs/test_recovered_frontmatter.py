@@ -13,7 +13,7 @@ import pytest
 
 from agent_roster.codecs.claude.read import quote_values
 from agent_roster.codecs.opencode.read import block_scalars
-from agent_roster.commands.discover import discover_agents, import_agents
+from agent_roster.commands.discover import discover, import_agents
 from agent_roster.commands.harness import render_agents
 
 from ..trees import build_tree
@@ -86,7 +86,7 @@ def test_the_agent_loads_with_a_warning_and_comes_back_byte_for_byte(
     harness: str, tmp_path: Path
 ) -> None:
     workspace, home = _discover(harness, tmp_path)
-    found = discover_agents(harness, workspace=workspace, home=home)
+    found = discover(harness, workspace=workspace, home=home)
     assert [(p.id, p.description) for p in found.profiles] == [("colon", "Use when: x happens")]
     assert not found.refused
     [warning] = [d for d in found.diagnostics if d.code == "harness-recovered"]
@@ -109,7 +109,7 @@ def test_the_agent_loads_with_a_warning_and_comes_back_byte_for_byte(
 @pytest.mark.parametrize("harness", ["copilot", "cursor", "gemini"])
 def test_harnesses_without_a_repair_still_refuse_the_file(harness: str, tmp_path: Path) -> None:
     workspace, home = _discover(harness, tmp_path)
-    found = discover_agents(harness, workspace=workspace, home=home)
+    found = discover(harness, workspace=workspace, home=home)
     assert found.profiles == () and found.refused
     assert "harness-recovered" not in [d.code for d in found.diagnostics]
     assert [(d.line, d.column) for d in found.diagnostics if d.is_error] == [(3, 22)]
@@ -118,7 +118,7 @@ def test_harnesses_without_a_repair_still_refuse_the_file(harness: str, tmp_path
 def test_a_crlf_file_is_not_repaired_by_claude_code(tmp_path: Path) -> None:
     text = f"---\r\nname: colon\r\n{COLON}\r\n---\r\nYou help.\r\n"
     workspace, home = _discover("claude", tmp_path, text)
-    found = discover_agents("claude", workspace=workspace, home=home)
+    found = discover("claude", workspace=workspace, home=home)
     assert found.profiles == ()
     assert [d.code for d in found.diagnostics] == ["yaml-invalid"]
 
@@ -126,6 +126,6 @@ def test_a_crlf_file_is_not_repaired_by_claude_code(tmp_path: Path) -> None:
 def test_a_repair_that_does_not_parse_either_keeps_the_yaml_error(tmp_path: Path) -> None:
     text = "---\nname: colon\ndescription: [unclosed: x\n  - a: b\n---\nYou help.\n"
     workspace, home = _discover("claude", tmp_path, text)
-    found = discover_agents("claude", workspace=workspace, home=home)
+    found = discover("claude", workspace=workspace, home=home)
     assert found.profiles == ()
     assert [d.code for d in found.diagnostics] == ["yaml-invalid"]

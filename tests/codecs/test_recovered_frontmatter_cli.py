@@ -12,7 +12,7 @@ import os
 import re
 from pathlib import Path
 
-from agent_roster.commands.discover import discover_agents, import_agents
+from agent_roster.commands.discover import discover, import_agents
 from agent_roster.commands.harness import render_agents
 
 from ..trees import build_tree
@@ -47,7 +47,7 @@ def test_claude_code_and_roster_load_the_same_agents(tmp_path: Path) -> None:
     (vault / "agent-types").mkdir(parents=True)
     loaded = _claude_agents(binary, workspace, home) & {"colon", "crlf", "broken", "plain"}
     assert loaded == {"colon", "plain"}
-    found = discover_agents("claude", workspace=workspace, home=home)
+    found = discover("claude", workspace=workspace, home=home)
     assert {p.id for p in found.profiles} == loaded
     assert [Path(d.path).name for d in found.diagnostics if d.code == "harness-recovered"] == [
         "colon.md"
@@ -71,7 +71,7 @@ def test_opencode_and_roster_read_the_same_description(tmp_path: Path) -> None:
     }
     build_tree(workspace, {f".opencode/agents/{name}": text for name, text in files.items()})
     home.mkdir()
-    found = discover_agents("opencode", workspace=workspace, home=home)
+    found = discover("opencode", workspace=workspace, home=home)
     mine = {p.id: p.description for p in found.profiles}
     assert mine == {"colon": "Use when: x happens", "crlf": "Use when: x happens"}
     assert sorted(

@@ -6,15 +6,25 @@ import json
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from agent_roster.cli import main
 from agent_roster.commands import project_profiles as pp
+from agent_roster.commands.context import RosterContext
+from agent_roster.commands.registry import encode
 from agent_roster.commands.sync import open_store
-from agent_roster.errors import InvalidDocumentError, NotFoundError, UnsafeNameError, UsageError
-from agent_roster.resolve.merge import Origin
+from agent_roster.commands.writes import current_hash
+from agent_roster.errors import (
+    ConflictError,
+    InvalidDocumentError,
+    NotFoundError,
+    UnsafeNameError,
+    UsageError,
+)
 from agent_roster.sync.engine import SyncEngine
+from agent_roster.vault.paths import VaultLayout
 from agent_roster.vault.profile_parser import parse_profile
 
 MakeTree = Callable[..., Path]
@@ -105,10 +115,52 @@ def override(vault: Path, ident: str = "coding") -> Path:
     return vault / "projects" / "web" / "agent-types" / ident / "profile.md"
 
 
+# The commands as a caller uses them: a context on the vault, parameters by name.
+def list_pp(vault: Path, project: str) -> pp.ProjectProfiles:
+    with RosterContext(vault) as ctx:
+        return pp.list_project_profiles(ctx, pp.ListProjectProfilesParams(project=project))
+
+
+def create(vault: Path, project: str, agent_type: str, seed: bool = False) -> pp.Written:
+    params = pp.CreateProjectProfileParams(
+        project=project, agent_type=agent_type, seed_from_global=seed
+    )
+    with RosterContext(vault) as ctx:
+        return pp.create_project_profile(ctx, params)
+
+
+def base_of(vault: Path, project: str, agent_type: str) -> str:
+    path = VaultLayout(vault).profile_path(agent_type, project)
+    return current_hash(VaultLayout(vault), path) if path.exists() else ""
+
+
+def edit(vault: Path, project: str, agent_type: str, **fields: Any) -> pp.Written:
+    fields.setdefault("base_hash", base_of(vault, project, agent_type))
+    params = pp.EditProjectProfileParams(project=project, agent_type=agent_type, **fields)
+    with RosterContext(vault) as ctx:
+        return pp.edit_project_profile(ctx, params)
+
+
+def delete(vault: Path, project: str, agent_type: str, base: str | None = None) -> pp.Removed:
+    params = pp.DeleteProjectProfileParams(
+        project=project,
+        agent_type=agent_type,
+        base_hash=base_of(vault, project, agent_type) if base is None else base,
+    )
+    with RosterContext(vault) as ctx:
+        return pp.delete_project_profile(ctx, params)
+
+
+def show(vault: Path, project: str, agent_type: str) -> pp.EffectiveProfile:
+    params = pp.ShowEffectiveProfileParams(project=project, agent_type=agent_type)
+    with RosterContext(vault) as ctx:
+        return pp.show_effective_profile(ctx, params)
+
+
 # -- list -----------------------------------------------------------------------------------
 def test_list_gives_every_agent_type_its_status(vault: Path) -> None:
-    result = pp.list_project_profiles(vault, "web")
-    assert [tuple(r) for r in result.rows] == [
+    result = list_pp(vault, "web")
+    assert [tuple(encode(r).values()) for r in result.agent_types] == [
         ("base", "inherit", "agent-types/base/profile.md", None),
         (
             "coding",
@@ -118,40 +170,41 @@ def test_list_gives_every_agent_type_its_status(vault: Path) -> None:
         ),
         ("lonely", "no-default", None, "projects/web/agent-types/lonely/profile.md"),
     ]
-    assert [r.status for r in pp.list_project_profiles(vault, "other").rows] == [
+    assert [r.status for r in list_pp(vault, "other").agent_types] == [
         "inherit",
         "inherit",
     ]
     with pytest.raises(UnsafeNameError, match=re.escape("project id '../x' must not contain '..'")):
-        pp.list_project_profiles(vault, "../x")
+        list_pp(vault, "../x")
 
 
 # -- create ---------------------------------------------------------------------------------
 def test_create_writes_a_partial_profile_and_refuses_an_existing_one(vault: Path) -> None:
-    result = pp.create_project_profile(vault, "web", "base")
+    result = create(vault, "web", "base")
     assert result.path == "projects/web/agent-types/base/profile.md"
-    assert result.seeded == ()
+    assert result.seeded == []
+    assert result.synced and result.content_hash == base_of(vault, "web", "base")
     text = override(vault, "base").read_text()
     assert text.startswith("---\nid: base\n---\n\n# base (web override)\n")
     parsed = parse_profile(text, expected_id="base", project="web")
     assert parsed.ok and parsed.profile is not None
     assert parsed.profile.fields_set == frozenset()  # inherits everything
     with pytest.raises(UsageError, match="already exists"):
-        pp.create_project_profile(vault, "web", "base")
+        create(vault, "web", "base")
 
 
 def test_seeding_copies_the_settings_of_the_merged_chain_but_not_prose_or_defaults(
     vault: Path,
 ) -> None:
-    result = pp.create_project_profile(vault, "other", "coding", seed_from_global=True)
-    assert result.seeded == (
+    result = create(vault, "other", "coding", seed=True)
+    assert result.seeded == [
         "permission_mode",
         "max_tokens_per_task",
         "max_turns",
         "allowed_tools",
         "mcp_servers",
         "install.npm",
-    )
+    ]
     text = (vault / result.path).read_text()
     parsed = parse_profile(text, expected_id="coding", project="other")
     assert parsed.ok and parsed.profile is not None
@@ -171,25 +224,29 @@ def test_seeding_needs_a_clean_system_profile(vault: Path) -> None:
     with pytest.raises(
         NotFoundError, match=re.escape("agent-types/codng/profile.md: it does not exist")
     ):
-        pp.create_project_profile(vault, "web", "codng", seed_from_global=True)
+        create(vault, "web", "codng", seed=True)
     (vault / "agent-types/base/profile.md").write_text(BASE.replace('"plan"', '"nope"'))
     with pytest.raises(InvalidDocumentError) as caught:
-        pp.create_project_profile(vault, "web", "base", seed_from_global=True)
+        create(vault, "web", "base", seed=True)
     assert [d.code for d in caught.value.diagnostics] == ["field-value"]
     assert not override(vault, "base").exists()
 
 
 # -- edit -----------------------------------------------------------------------------------
 def test_edit_patches_the_override_in_place(vault: Path) -> None:
-    result = pp.edit_project_profile(
+    result = edit(
         vault,
         "web",
         "coding",
-        config={"max_tokens_per_task": None, "permission_mode": "acceptEdits"},
-        model="claude-opus-4-1",
+        config={
+            "max_tokens_per_task": None,
+            "permission_mode": "acceptEdits",
+            "model": "claude-opus-4-1",
+        },
         sections={"Rules": "New rules."},
         allowed_tools=["Read"],
     )
+    assert result.synced and result.content_hash == base_of(vault, "web", "coding")
     assert result.changed and result.path == "projects/web/agent-types/coding/profile.md"
     assert override(vault).read_text() == (
         f"---\nid: coding\n---\n\n# webshop notes the user wrote\n\n## Config\n\n"
@@ -203,15 +260,21 @@ def test_edit_patches_the_override_in_place(vault: Path) -> None:
 def test_edit_refusals(vault: Path) -> None:
     before = override(vault).read_bytes()
     with pytest.raises(UsageError) as caught:
-        pp.edit_project_profile(vault, "web", "coding", descripton="x")
-    assert caught.value.message == "'descripton' is not a field an override can edit"
-    assert caught.value.hint == "did you mean 'description'?"
+        edit(vault, "web", "coding", config={"max_turn": 1})
+    assert caught.value.message == "'max_turn' is not a Config key"
+    assert caught.value.hint == "did you mean 'max_turns'?"
     with pytest.raises(UsageError, match="nothing to change"):
-        pp.edit_project_profile(vault, "web", "coding")
-    with pytest.raises(InvalidDocumentError, match="would leave errors"):
-        pp.edit_project_profile(vault, "web", "coding", max_turns=-1)
+        edit(vault, "web", "coding")
+    with pytest.raises(InvalidDocumentError, match="would leave errors") as invalid:
+        edit(vault, "web", "coding", config={"max_turns": -1})
+    # The exact place in the file the edit would have written: the new member, line 14.
+    assert [(d.path, d.line, d.code) for d in invalid.value.diagnostics] == [
+        ("projects/web/agent-types/coding/profile.md", 14, "field-value")
+    ]
     with pytest.raises(NotFoundError, match="project 'web' has no override of 'base'"):
-        pp.edit_project_profile(vault, "web", "base", model="m")
+        edit(vault, "web", "base", config={"model": "m"})
+    with pytest.raises(ConflictError, match="changed since it was read; nothing was written"):
+        edit(vault, "web", "coding", config={"model": "m"}, base_hash="stale")
     assert override(vault).read_bytes() == before
     assert not override(vault, "base").exists()
 
@@ -227,83 +290,87 @@ def test_delete_removes_the_file_and_nothing_brings_it_back(vault: Path) -> None
         flat.write_text(OVERRIDE)
         engine.sync()
         assert store.get_profile("coding", "web") is not None
-        removed = pp.delete_project_profile(vault, "web", "coding")
-        assert removed.removed == (
+        removed = delete(vault, "web", "coding")
+        assert removed.removed == [
             "projects/web/agent-types/coding/profile.md",
             "projects/web/agent-types/coding/",
-        )
-        report = engine.sync()
-        assert [(e.kind, e.path) for e in report.events] == [
-            ("deleted", "projects/web/agent-types/coding/profile.md")
         ]
-        assert store.get_profile("coding", "web") is None
+        assert removed.synced
+        assert store.get_profile("coding", "web") is None  # the delete synced it
         for _ in range(2):  # a full rescan with a fresh engine does not resurrect it
             SyncEngine(store, vault).sync()
         assert store.get_profile("coding", "web") is None
         assert store.get_profile("coding") is not None
     assert not override(vault).exists()
-    assert pp.show_effective_profile(vault, "web", "coding").status == "inherit"
+    assert show(vault, "web", "coding").status == "inherit"
     with pytest.raises(NotFoundError, match="has no override of 'coding'"):
-        pp.delete_project_profile(vault, "web", "coding")
+        delete(vault, "web", "coding")
+
+
+def test_delete_refuses_a_stale_hash_and_keeps_the_file(vault: Path) -> None:
+    before = override(vault).read_bytes()
+    with pytest.raises(ConflictError, match="changed since it was read; nothing was deleted"):
+        delete(vault, "web", "coding", base="stale")
+    assert override(vault).read_bytes() == before
 
 
 def test_delete_keeps_a_folder_that_holds_other_files(vault: Path) -> None:
     (override(vault).parent / "notes.md").write_text("mine")
-    removed = pp.delete_project_profile(vault, "web", "coding")
-    assert removed.removed == ("projects/web/agent-types/coding/profile.md",)
+    removed = delete(vault, "web", "coding")
+    assert removed.removed == ["projects/web/agent-types/coding/profile.md"]
     assert (override(vault).parent / "notes.md").read_text() == "mine"
 
 
 def test_delete_of_the_last_override_removes_the_empty_agent_types_folder(vault: Path) -> None:
-    pp.delete_project_profile(vault, "web", "coding")
-    removed = pp.delete_project_profile(vault, "web", "lonely")
+    delete(vault, "web", "coding")
+    removed = delete(vault, "web", "lonely")
     assert removed.removed[-1] == "projects/web/agent-types/"
     assert (vault / "projects/web").is_dir()
 
 
 # -- show -----------------------------------------------------------------------------------
 def test_show_merges_override_system_chain_and_defaults_with_origins(vault: Path) -> None:
-    shown = pp.show_effective_profile(vault, "web", "coding")
+    shown = show(vault, "web", "coding")
     assert shown.status == "override"
     assert (shown.system_path, shown.override_path) == (
         "agent-types/coding/profile.md",
         "projects/web/agent-types/coding/profile.md",
     )
     profile = shown.profile
-    assert (profile.max_tokens_per_task, profile.permission_mode, profile.model) == (
+    assert (profile["max_tokens_per_task"], profile["permission_mode"], profile["model"]) == (
         5000,
         "plan",
         "claude-sonnet-4-6",
     )
-    assert profile.role == "Write code." and profile.rules == "Webshop rules."
-    origins = shown.origins
+    assert profile["role"] == "Write code." and profile["rules"] == "Webshop rules."
+    origins = {k: (v.path, v.section) for k, v in shown.origins.items()}
     over = "projects/web/agent-types/coding/profile.md"
-    assert origins["max_tokens_per_task"] == Origin(over, "Config")
-    assert origins["permission_mode"] == Origin("agent-types/base/profile.md", "Config")
-    assert origins["model"] == Origin("roster.toml", "[defaults]")
-    assert origins["sections.Rules"] == Origin(over, "## Rules")
-    assert origins["sections.Role"] == Origin("agent-types/coding/profile.md", "## Role")
-    assert [s.name for s in shown.servers] == ["github"]
-    assert shown.warnings == () and shown.diagnostics == ()
-    data = shown.to_dict()
+    assert origins["max_tokens_per_task"] == (over, "Config")
+    assert origins["permission_mode"] == ("agent-types/base/profile.md", "Config")
+    assert origins["model"] == ("roster.toml", "[defaults]")
+    assert origins["sections.Rules"] == (over, "## Rules")
+    assert origins["sections.Role"] == ("agent-types/coding/profile.md", "## Role")
+    assert [s["name"] for s in shown.servers] == ["github"]
+    assert shown.warnings == [] and shown.diagnostics == []
+    data = encode(shown)
     assert data["status"] == "override"
     assert data["origins"]["model"] == {"path": "roster.toml", "section": "[defaults]"}
 
 
 def test_show_statuses_and_missing(vault: Path) -> None:
-    assert pp.show_effective_profile(vault, "web", "base").status == "inherit"
-    lonely = pp.show_effective_profile(vault, "web", "lonely")
+    assert show(vault, "web", "base").status == "inherit"
+    lonely = show(vault, "web", "lonely")
     assert (lonely.status, lonely.system_path) == ("no-default", None)
     with pytest.raises(NotFoundError) as caught:
-        pp.show_effective_profile(vault, "web", "codin")
+        show(vault, "web", "codin")
     assert caught.value.hint == "did you mean 'coding'?"
 
 
 def test_show_leaves_a_broken_override_out_and_says_so(vault: Path) -> None:
     override(vault).write_text(OVERRIDE.replace('"max_tokens_per_task": 5000', '"max_turns": 0'))
-    shown = pp.show_effective_profile(vault, "web", "coding")
+    shown = show(vault, "web", "coding")
     assert shown.status == "inherit"
-    assert shown.profile.max_tokens_per_task == 1000
+    assert shown.profile["max_tokens_per_task"] == 1000
     assert [d.code for d in shown.diagnostics] == ["field-value"]
     assert shown.warnings[0].startswith(
         "projects/web/agent-types/coding/profile.md has errors and is left out"
@@ -312,8 +379,8 @@ def test_show_leaves_a_broken_override_out_and_says_so(vault: Path) -> None:
 
 def test_show_warns_about_an_unknown_mcp_server(vault: Path) -> None:
     (vault / "mcp-servers/github.md").unlink()
-    shown = pp.show_effective_profile(vault, "web", "coding")
-    assert shown.servers == ()
+    shown = show(vault, "web", "coding")
+    assert shown.servers == []
     assert any("'github'" in w for w in shown.warnings)
 
 

@@ -11,8 +11,9 @@ import pytest
 
 from agent_roster.cli import main
 from agent_roster.commands import projects
+from agent_roster.commands.context import RosterContext
+from agent_roster.commands.registry import encode
 from agent_roster.errors import NotFoundError, UsageError
-from agent_roster.store import Store
 
 CODING = "---\nid: coding\nname: Coding Agent\n---\n## Role\nWrite code.\n"
 QA = "---\nid: qa\nname: QA\n---\n## Role\nTest.\n"
@@ -33,73 +34,106 @@ def vault(make_tree: MakeTree) -> Path:
 
 
 @pytest.fixture
-def store(vault: Path) -> Iterator[Store]:
-    with projects.open_synced(vault) as opened:
+def ctx(vault: Path) -> Iterator[RosterContext]:
+    with RosterContext(vault) as opened:
         yield opened
 
 
-def test_create_project_with_a_synced_default_profile(store: Store) -> None:
-    result = projects.create_project(store, "web", "Web Shop", default_profile_id="coding")
-    assert result.to_dict() == {"id": "web", "name": "Web Shop", "default_profile_id": "coding"}
-    assert store.get_project("web") == result.project
+def create_project(ctx: RosterContext, ident: str, name: str = "", default: str | None = None):  # type: ignore[no-untyped-def]
+    params = projects.CreateProjectParams(id=ident, name=name, default_profile_id=default)
+    return projects.create_project(ctx, params)
 
 
-def test_a_missing_default_profile_is_an_error_naming_it(store: Store) -> None:
+def create_task(ctx: RosterContext, ident: str, project: str, title: str = "", **kw):  # type: ignore[no-untyped-def]
+    params = projects.CreateTaskParams(id=ident, project_id=project, title=title, **kw)
+    return projects.create_task(ctx, params)
+
+
+def edit_project(ctx: RosterContext, ident: str, **kw):  # type: ignore[no-untyped-def]
+    return projects.edit_project(ctx, projects.EditProjectParams(id=ident, **kw))
+
+
+def edit_task(ctx: RosterContext, ident: str, **kw):  # type: ignore[no-untyped-def]
+    return projects.edit_task(ctx, projects.EditTaskParams(id=ident, **kw))
+
+
+def get_task(ctx: RosterContext, ident: str):  # type: ignore[no-untyped-def]
+    return projects.get_task(ctx, projects.GetTaskParams(id=ident))
+
+
+def test_create_project_with_a_synced_default_profile(ctx: RosterContext) -> None:
+    result = create_project(ctx, "web", "Web Shop", default="coding")
+    assert encode(result) == {"id": "web", "name": "Web Shop", "default_profile_id": "coding"}
+    assert ctx.store().get_project("web") == result
+
+
+def test_a_missing_default_profile_is_an_error_naming_it(ctx: RosterContext) -> None:
     with pytest.raises(NotFoundError) as caught:
-        projects.create_project(store, "web", default_profile_id="nope")
+        create_project(ctx, "web", default="nope")
     assert caught.value.message == "project 'web': profile 'nope' does not exist"
-    assert store.get_project("web") is None
+    assert ctx.store().get_project("web") is None
 
 
-def test_an_override_id_is_not_a_system_profile(store: Store) -> None:
+def test_an_override_id_is_not_a_system_profile(ctx: RosterContext) -> None:
     with pytest.raises(NotFoundError, match="profile 'lonely' does not exist"):
-        projects.create_project(store, "web", default_profile_id="lonely")
+        create_project(ctx, "web", default="lonely")
 
 
-def test_edit_project_sets_keeps_and_clears_the_default(store: Store) -> None:
-    projects.create_project(store, "web", default_profile_id="coding")
-    assert projects.edit_project(store, "web", name="W").project.default_profile_id == "coding"
-    changed = projects.edit_project(store, "web", default_profile_id="qa")
-    assert changed.project.default_profile_id == "qa"
-    cleared = projects.edit_project(store, "web", default_profile_id=None)
-    assert cleared.to_dict() == {"id": "web", "name": "W", "default_profile_id": None}
+def test_edit_project_sets_keeps_and_clears_the_default(ctx: RosterContext) -> None:
+    create_project(ctx, "web", default="coding")
+    assert edit_project(ctx, "web", name="W").default_profile_id == "coding"
+    changed = edit_project(ctx, "web", default_profile_id="qa")
+    assert changed.default_profile_id == "qa"
+    cleared = edit_project(ctx, "web", default_profile_id=None)
+    assert encode(cleared) == {"id": "web", "name": "W", "default_profile_id": None}
     with pytest.raises(NotFoundError, match="project 'web': profile 'ghost' does not exist"):
-        projects.edit_project(store, "web", default_profile_id="ghost")
+        edit_project(ctx, "web", default_profile_id="ghost")
     with pytest.raises(NotFoundError, match="project 'nope' does not exist"):
-        projects.edit_project(store, "nope", default_profile_id=None)
+        edit_project(ctx, "nope", default_profile_id=None)
+    with pytest.raises(UsageError, match="nothing to change"):
+        edit_project(ctx, "web")
 
 
-def test_tasks_take_set_and_clear_a_profile(store: Store) -> None:
-    projects.create_project(store, "web")
-    created = projects.create_task(store, "t1", "web", "Fix it", profile_id="qa")
-    assert created.to_dict() == {
+def test_tasks_take_set_and_clear_a_profile(ctx: RosterContext) -> None:
+    create_project(ctx, "web")
+    created = create_task(ctx, "t1", "web", "Fix it", profile_id="qa")
+    assert encode(created) == {
         "id": "t1",
         "project_id": "web",
         "title": "Fix it",
         "profile_id": "qa",
     }
-    assert projects.get_task(store, "t1").task.profile_id == "qa"
-    assert projects.edit_task(store, "t1", title="Fix it now").task.profile_id == "qa"
-    assert projects.edit_task(store, "t1", profile_id=None).task.profile_id is None
-    assert projects.get_task(store, "t1").to_dict()["profile_id"] is None
+    assert get_task(ctx, "t1").profile_id == "qa"
+    assert edit_task(ctx, "t1", title="Fix it now").profile_id == "qa"
+    assert edit_task(ctx, "t1", profile_id=None).profile_id is None
+    assert encode(get_task(ctx, "t1"))["profile_id"] is None
     with pytest.raises(NotFoundError, match="task 't1': profile 'ghost' does not exist"):
-        projects.edit_task(store, "t1", profile_id="ghost")
+        edit_task(ctx, "t1", profile_id="ghost")
     with pytest.raises(NotFoundError, match="task 'nope' does not exist"):
-        projects.get_task(store, "nope")
+        get_task(ctx, "nope")
     with pytest.raises(UsageError, match="task 't1' already exists"):
-        projects.create_task(store, "t1", "web")
+        create_task(ctx, "t1", "web")
+    with pytest.raises(UsageError, match="nothing to change"):
+        edit_task(ctx, "t1")
 
 
-def test_open_synced_sees_the_vault_as_it_is_now(vault: Path) -> None:
-    with projects.open_synced(vault) as store:
-        projects.create_project(store, "web")
+def test_writes_see_the_vault_as_it_is_now(vault: Path) -> None:
+    with RosterContext(vault) as ctx:
+        create_project(ctx, "web")
     (vault / "agent-types/late/profile.md").parent.mkdir()
     (vault / "agent-types/late/profile.md").write_text("---\nid: late\nname: Late\n---\n")
     (vault / "agent-types/qa/profile.md").unlink()
-    with projects.open_synced(vault) as store:
-        assert projects.edit_project(store, "web", default_profile_id="late").project
+    with RosterContext(vault) as ctx:
+        assert edit_project(ctx, "web", default_profile_id="late").default_profile_id == "late"
         with pytest.raises(NotFoundError, match="'qa' is missing from the vault"):
-            projects.create_task(store, "t", "web", profile_id="qa")
+            create_task(ctx, "t", "web", profile_id="qa")
+
+
+def test_list_projects(ctx: RosterContext) -> None:
+    create_project(ctx, "web")
+    create_project(ctx, "api", "API")
+    listed = projects.list_projects(ctx, projects.ListProjectsParams())
+    assert [(p.id, p.name) for p in listed.projects] == [("api", "API"), ("web", "web")]
 
 
 # -- CLI ------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from agent_roster.commands.catalog import EMBEDDED_COMMANDS
+from agent_roster.catalog import NAMES as EMBEDDED_COMMANDS
 from agent_roster.known_tools import CLAUDE_BUILTIN_TOOLS
 from agent_roster.model.mcp import Transport
 from agent_roster.resolve import tools

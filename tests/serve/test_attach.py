@@ -69,12 +69,6 @@ def call_tool(url: str, headers: dict[str, str], name: str, arguments: dict[str,
     return anyio.run(_session_call, url, headers, work)
 
 
-def synced_profiles(base: str) -> set[str]:
-    """The profile ids in the daemon's live index."""
-    listed = httpx.get(f"{base}/api/list_profiles").json()
-    return {row["id"] for row in listed["profiles"]}
-
-
 def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
@@ -203,10 +197,11 @@ def test_a_command_the_profile_does_not_allow_is_refused_even_with_bypass_permis
             tools={"allowed": ["Read", "list_profiles"], "denied": ["delete_profile"]},
         )
     )
+    # get_profile reads the file itself; list_profiles reads the index the gate decides by.
     deadline = time.monotonic() + 30
-    # get_profile reads the file itself; list_profiles answers from the daemon's index, which
-    # is what the MCP gate decides with, so only it says the new profile has been synced.
-    while "bypass" not in synced_profiles(daemon.url):
+    while "bypass" not in {
+        p["id"] for p in httpx.get(f"{daemon.url}/api/list_profiles").json()["profiles"]
+    }:
         assert time.monotonic() < deadline, "the daemon never synced the new profile"
         time.sleep(0.05)
     found = find(vault)

@@ -1,5 +1,6 @@
 """Every command of the registry is on every surface: the CLI, the MCP server and the HTTP
-API (issue 14 item 8); and one error shape crosses all three."""
+API (issue 14 item 8); every read-only command gives the same answer on all three; and one
+error shape crosses all three."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from mcp.client.streamable_http import streamable_http_client
 from agent_roster.cli import main
 from agent_roster.cli.app import _register, cli
 from agent_roster.commands.registry import NAMES, SPECS, all_commands
+from agent_roster.vault.writer import content_hash
+from tests.command_samples import prepare, samples
 
 
 def _cli_command(words: list[str]) -> click.Command | None:
@@ -49,6 +52,9 @@ def test_every_command_is_an_http_route_and_in_openapi(served: str) -> None:
         operations = document["paths"][f"/api/{spec.name}"]
         assert "post" in operations
         assert ("get" in operations) is (not spec.writes), spec.name
+    # A read's scalar parameters, optional ones too, are its query parameters.
+    query = document["paths"]["/api/get_profile"]["get"]["parameters"]
+    assert [p["name"] for p in query] == ["id", "project"]
 
 
 def test_every_command_is_an_mcp_tool(served: str) -> None:
@@ -87,6 +93,102 @@ def test_one_error_shape_on_cli_http_and_mcp(served: str, vault: Path, capsys) -
     assert cli_error == http_error == mcp_error
     assert cli_error["code"] == "not-found"
     assert cli_error["hint"] == "did you mean 'coding'?"
+
+
+def _mcp_call(served: str, name: str, arguments: dict[str, object]) -> tuple[bool, object]:
+    async def call() -> tuple[bool, object]:
+        async with (
+            streamable_http_client(f"{served}/mcp") as (read, write, *_),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            result = await session.call_tool(name, arguments)
+            return bool(result.is_error), result.structured_content
+
+    return anyio.run(call)
+
+
+def test_every_read_only_command_answers_the_same_on_every_surface(  # type: ignore[no-untyped-def]
+    served: str, vault: Path, tmp_path: Path, capsys
+) -> None:
+    home = tmp_path / "harness"
+    prepare(vault, home)
+    for name, (params, words) in samples(home).items():
+        code = main(["--vault", str(vault), *words])
+        from_cli = json.loads(capsys.readouterr().out)
+        assert code in (0, 1), (name, from_cli)  # 1: it ran and found problems
+        response = httpx.post(f"{served}/api/{name}", json=params)
+        assert response.status_code == 200, (name, response.text)
+        query = httpx.get(f"{served}/api/{name}", params=params)
+        assert query.status_code == 200, (name, query.text)
+        is_error, from_mcp = _mcp_call(served, name, params)
+        assert not is_error, (name, from_mcp)
+        assert from_cli == response.json() == query.json() == from_mcp, name
+
+
+def test_a_stale_hash_is_the_same_conflict_on_every_surface(  # type: ignore[no-untyped-def]
+    served: str, vault: Path, capsys
+) -> None:
+    path = vault / "agent-types/coding/profile.md"
+    before = path.read_bytes()
+    stale = {"id": "coding", "base_hash": "0" * 32, "description": "changed meanwhile"}
+    words = ["profile", "edit", "coding", "--base-hash", "0" * 32]
+    code = main(["--vault", str(vault), *words, "--description", "changed meanwhile", "--json"])
+    cli_error = json.loads(capsys.readouterr().out)["error"]
+    response = httpx.post(f"{served}/api/edit_profile", json=stale)
+    is_error, from_mcp = _mcp_call(served, "edit_profile", stale)
+    assert (code, response.status_code, is_error) == (2, 409, True)
+    assert cli_error == response.json()["error"] == from_mcp["error"]  # type: ignore[index]
+    assert cli_error["code"] == "conflict"
+    assert path.read_bytes() == before
+    fresh = {**stale, "base_hash": content_hash(before)}
+    written = httpx.post(f"{served}/api/edit_profile", json=fresh).json()
+    assert written["changed"] and written["synced"]
+    assert written["content_hash"] == content_hash(path.read_bytes())
+
+
+def test_a_literal_secret_is_the_same_refusal_on_every_surface(  # type: ignore[no-untyped-def]
+    served: str, vault: Path, capsys
+) -> None:
+    """``allow_literal_secret`` is a parameter like any other (issue 13 item 4): refused
+    without it in one shape on the CLI, HTTP and MCP, written as given with it."""
+    token = "ghp_" + "Q7xK2mN9pL4vB8cR1tY6wZ3aF5hJ0dS2gE4u"
+    params: dict[str, object] = {"name": "leaky", "command": "npx", "env": {"GH_PAT": token}}
+    words = ["mcp", "add", "leaky", "--command", "npx", "--env", f"GH_PAT={token}", "--json"]
+    code = main(["--vault", str(vault), *words])
+    cli_error = json.loads(capsys.readouterr().out)["error"]
+    response = httpx.post(f"{served}/api/create_mcp_server", json=params)
+    is_error, from_mcp = _mcp_call(served, "create_mcp_server", params)
+    assert (code, response.status_code, is_error) == (2, 422, True)
+    assert cli_error == response.json()["error"] == from_mcp["error"]  # type: ignore[index]
+    assert cli_error["code"] == "literal-secret" and "${GH_PAT}" in cli_error["hint"]
+    assert token not in json.dumps(cli_error)
+    assert not (vault / "mcp-servers" / "leaky.md").exists()
+    allowed = httpx.post(
+        f"{served}/api/create_mcp_server", json={**params, "allow_literal_secret": True}
+    )
+    assert allowed.status_code == 200, allowed.text
+    assert token in (vault / "mcp-servers" / "leaky.md").read_text()
+
+
+def test_a_bug_is_the_same_shape_on_every_surface(  # type: ignore[no-untyped-def]
+    served: str, vault: Path, capsys, monkeypatch
+) -> None:
+    import agent_roster.commands.validate as module
+
+    def boom(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("boom: /a/private/path")
+
+    monkeypatch.setattr(module, "load_vault", boom)
+    code = main(["--vault", str(vault), "validate", "--format", "json"])
+    captured = capsys.readouterr()
+    cli_error = json.loads(captured.out)["error"]
+    assert code == 70 and "internal error" in captured.err
+    response = httpx.post(f"{served}/api/validate_vault", json={})
+    is_error, from_mcp = _mcp_call(served, "validate_vault", {})
+    assert (response.status_code, is_error) == (500, True)
+    assert cli_error == response.json()["error"] == from_mcp["error"]  # type: ignore[index]
+    assert cli_error["code"] == "bug" and "private" not in cli_error["message"]
 
 
 def test_an_unknown_command_or_a_get_of_a_write_is_refused_in_the_one_shape(served: str) -> None:

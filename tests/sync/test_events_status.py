@@ -99,7 +99,7 @@ def test_vault_status_shows_counts_and_each_failing_file(
 
     assert status.last_sync is not None
     assert status.files == {"profile": {"ok": 5, "failed": 2}, "mcp-server": {"ok": 5}}
-    assert [(f.path, f.entry_id) for f in status.failing] == [(CODING, "coding"), (QA, "qa")]
+    assert [(f.path, f.id) for f in status.failing] == [(CODING, "coding"), (QA, "qa")]
     line, column = position(vault / CODING, "200000,,")
     [diagnostic] = status.failing[0].diagnostics
     assert (diagnostic.line, diagnostic.column) == (line, column + len("200000,"))

@@ -251,11 +251,9 @@ def test_read_in_vault_refuses_what_is_not_a_file(make_tree) -> None:  # type: i
 
 
 def test_commands_that_write_never_write_through_a_link(make_tree) -> None:  # type: ignore[no-untyped-def]
-    from agent_roster.commands.mcp_registry import create_mcp_server, delete_mcp_server
-    from agent_roster.commands.project_profiles import (
-        create_project_profile,
-        delete_project_profile,
-    )
+    from agent_roster.commands import mcp_registry as reg
+    from agent_roster.commands import project_profiles as pp
+    from agent_roster.commands.context import RosterContext
     from agent_roster.vault import patch
 
     vault, outside = _linked(
@@ -268,11 +266,20 @@ def test_commands_that_write_never_write_through_a_link(make_tree) -> None:  # t
     )
     before = _files(outside)
     layout = VaultLayout(vault)
+    ctx = RosterContext(vault)
     for attempt in (
-        lambda: create_project_profile(vault, "web", "qa"),
-        lambda: delete_project_profile(vault, "web", "coding"),
-        lambda: create_mcp_server(vault, "gh", transport="stdio", command="gh", project="web"),
-        lambda: delete_mcp_server(vault, "jira", project="web"),
+        lambda: pp.create_project_profile(
+            ctx, pp.CreateProjectProfileParams(project="web", agent_type="qa")
+        ),
+        lambda: pp.delete_project_profile(
+            ctx, pp.DeleteProjectProfileParams(project="web", agent_type="coding", base_hash="x")
+        ),
+        lambda: reg.create_mcp_server(
+            ctx, reg.CreateMcpServerParams(name="gh", command="gh", project="web")
+        ),
+        lambda: reg.delete_mcp_server(
+            ctx, reg.DeleteMcpServerParams(name="jira", project="web", base_hash="x")
+        ),
         lambda: patch.patch_profile(
             layout, "coding", [patch.set_config({"model": "m"})], project="web"
         ),
@@ -280,6 +287,7 @@ def test_commands_that_write_never_write_through_a_link(make_tree) -> None:  # t
         with pytest.raises(PathOutsideVaultError) as caught:
             attempt()
         assert [d.path for d in caught.value.diagnostics] == ["projects/web"]
+    ctx.close()
     assert _files(outside) == before
 
 

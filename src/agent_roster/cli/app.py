@@ -13,12 +13,15 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from agent_roster import __version__
 from agent_roster.errors import InvalidDocumentError, RosterError, error_payload, surface_codes
+
+if TYPE_CHECKING:
+    from agent_roster.commands.context import RosterContext
 
 EXIT_OK = 0
 EXIT_PROBLEMS = 1
@@ -35,6 +38,12 @@ class Settings:
     def __init__(self, vault: str | None, db: str | None) -> None:
         self.vault = Path(vault or os.environ.get("ROSTER_VAULT") or "vault")
         self.db = db or os.environ.get("ROSTER_DB") or None
+
+    def context(self) -> RosterContext:
+        """The context every command runs against (close it, or use it in ``with``)."""
+        from agent_roster.commands.context import RosterContext
+
+        return RosterContext(self.vault, self.db)
 
 
 pass_settings = click.make_pass_decorator(Settings)
@@ -61,6 +70,7 @@ def _register() -> None:
         harness_commands,
         install_commands,
         profile_commands,
+        project_commands,
         registry_commands,
         resolve_commands,
         serve_commands,
@@ -72,6 +82,7 @@ def _register() -> None:
         profile_commands.register(cli)
         sync_commands.register(cli)
         resolve_commands.register(cli)
+        project_commands.register(cli)
         registry_commands.register(cli)
         harness_commands.register(cli)
         serve_commands.register(cli)

@@ -15,7 +15,6 @@ is imported only when that command runs or shows its help.
 
 from __future__ import annotations
 
-import json
 import types
 import typing
 from typing import Any
@@ -24,6 +23,7 @@ import click
 import msgspec
 
 from agent_roster.cli.app import EXIT_OK, EXIT_PROBLEMS, Settings
+from agent_roster.cli.params import json_value
 from agent_roster.commands.registry import SPECS, Command, CommandSpec, encode, load
 from agent_roster.errors import UsageError
 
@@ -91,13 +91,6 @@ def _parameters(command: Command) -> list[click.Parameter]:
     return params
 
 
-def _value(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text
-
-
 def _raw(command: Command, values: dict[str, Any]) -> dict[str, Any]:
     """The click values as the parameter mapping (left-out options left out)."""
     hints = typing.get_type_hints(command.params, include_extras=True)
@@ -113,7 +106,7 @@ def _raw(command: Command, values: dict[str, Any]) -> dict[str, Any]:
                 key, sep, text = item.partition("=")
                 if not sep or not key:
                     raise UsageError(f"{_option_name(field)} {item!r} is not KEY=VALUE")
-                mapping[key] = _value(text)
+                mapping[key] = json_value(text)
             raw[field] = mapping
         elif typing.get_origin(kind) is list:
             raw[field] = list(value)

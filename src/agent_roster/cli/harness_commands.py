@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import click
 
 from agent_roster.cli import output
 from agent_roster.cli.app import EXIT_OK, EXIT_PROBLEMS, Settings, pass_settings
+
+if TYPE_CHECKING:
+    from agent_roster.codecs.base import Loss
+    from agent_roster.commands.context import RosterContext
 
 
 def _harness_choice() -> click.Choice[str]:
@@ -20,15 +26,12 @@ def _harness_choice() -> click.Choice[str]:
 LOSS_NAMES_SHOWN = 5
 
 
-def _print_losses(losses: tuple[object, ...]) -> None:
+def _print_losses(losses: Sequence[Loss]) -> None:
     """Each distinct loss once (outcome, field, what happened), with the profiles it
     applies to: a render of many profiles repeats the same few losses for each of them.
     ``--json`` lists every loss separately."""
-    from agent_roster.codecs.base import Loss
-
     groups: dict[tuple[str, str, str], list[str]] = {}
     for loss in losses:
-        assert isinstance(loss, Loss)
         groups.setdefault((loss.outcome.value, loss.field, loss.detail), []).append(loss.profile)
     lines = []
     cut = False
@@ -54,23 +57,27 @@ def discover(harness: str, workspace: str | None, home: str | None, as_json: boo
     """The agents HARNESS would load from the workspace and home, by its own rules.
 
     Exit 1 when the harness itself would refuse a file or the whole load."""
-    from agent_roster.commands.discover import discover_agents
+    from agent_roster.commands.discover import DiscoverAgentsParams, discover_agents
 
-    found = discover_agents(harness, workspace=workspace, home=home)
+    params = DiscoverAgentsParams(harness=harness, workspace=workspace, home=home)
+    with _context() as ctx:
+        found = discover_agents(ctx, params)
     if as_json:
-        output.emit_json(
-            {
-                "profiles": [p.to_json_dict() for p in found.profiles],
-                "diagnostics": [d.to_dict() for d in found.diagnostics],
-            }
-        )
+        output.emit(found, True, lambda: None)
     else:
         for profile in found.profiles:
-            output.echo(f"{profile.id:<24} {profile.source}")
+            output.echo(f"{profile['id']:<24} {profile['source']}")
         output.print_diagnostics(found.diagnostics, "text", sys.stderr)
         if found.refused:
             output.echo(f"{harness} would refuse what the diagnostics name", err=True)
     return EXIT_PROBLEMS if found.refused else EXIT_OK
+
+
+def _context() -> RosterContext:
+    """The context of the current command (``discover`` reads no vault, but takes one)."""
+    settings = click.get_current_context().find_object(Settings)
+    assert settings is not None
+    return settings.context()
 
 
 @click.command(name="import")
@@ -109,7 +116,7 @@ def import_(
 ) -> int:
     """Import agents: --from HARNESS writes the agents a harness would load into the vault;
     SOURCE (a file, - for stdin, or a gist URL) imports one shared profile."""
-    from agent_roster.commands.discover import import_agents
+    from agent_roster.commands.discover import ImportFromHarnessParams, import_from_harness
 
     if (source is None) == (harness is None):
         raise click.UsageError("give a SOURCE (a shared profile) or --from HARNESS")
@@ -123,9 +130,8 @@ def import_(
     if new_id or install:
         raise click.UsageError("--id and --install are for a shared profile (SOURCE)")
 
-    report = import_agents(
-        settings.vault,
-        harness,
+    params = ImportFromHarnessParams(
+        harness=harness,
         workspace=workspace,
         home=home,
         project=project,
@@ -133,14 +139,17 @@ def import_(
         dry_run=dry_run,
         allow_literal_secret=allow_literal_secret,
     )
-    if as_json:
-        output.emit_json(report.to_dict())
-    else:
+    with settings.context() as ctx:
+        report = import_from_harness(ctx, params)
+
+    def text() -> None:
         verb = "would be " if dry_run else ""
         for item in report.files:
             output.echo(f"{verb}{item.status:<11} {item.kind:<10} {item.path}")
         _print_losses(report.losses)
         output.print_diagnostics(report.diagnostics, "text", sys.stderr, verbose=verbose)
+
+    output.emit(report, as_json, text)
     return EXIT_OK if report.ok else EXIT_PROBLEMS
 
 
@@ -216,25 +225,32 @@ def render(
     since roster wrote it.
 
     An agent the harness would allow more than its profile does (a tool list it cannot
-    hold, an argument rule, ask where the harness cannot ask) is refused with an error
+    hold, an argument rule, ask where the harness cannot ask) is written with each tool it
+    cannot decide by argument decided whole and stricter, or else refused with an error
     naming each such call; --allow-widening writes it anyway and reports what widened."""
-    from agent_roster.commands.harness import STALE, UNCHANGED, render_agents
+    from agent_roster.commands.harness import (
+        STALE,
+        UNCHANGED,
+        RenderToHarnessParams,
+        render_to_harness,
+    )
 
-    report = render_agents(
-        settings.vault,
-        harnesses,
+    params = RenderToHarnessParams(
+        to=list(harnesses),
+        ids=list(ids),
         scope=scope,
         out=out,
-        ids=ids,
         project=project,
         check=check,
         dry_run=dry_run,
         prune=prune,
-        options=options,
+        options=list(options),
         allow_widening=allow_widening,
     )
+    with settings.context() as ctx:
+        report = render_to_harness(ctx, params)
     if as_json:
-        output.emit_json(report.to_dict())
+        output.emit(report, True, lambda: None)
     else:
         would = "would be " if check or dry_run else ""
         lines = []
@@ -278,31 +294,35 @@ def can(
     embedded command (create_task), an OpenCode permission key (edit, bash, webfetch) or
     another harness's tool name (read_file); an OpenCode key answers for every tool it
     governs (the strictest)."""
-    from agent_roster.commands.can import can as can_command
+    from agent_roster.commands.can import CanUseToolParams, can_use_tool
 
-    answer = can_command(settings.vault, profile, tool, argument, project=project)
+    params = CanUseToolParams(profile=profile, tool=tool, argument=argument, project=project)
+    with settings.context() as ctx:
+        answer = can_use_tool(ctx, params)
     output.print_diagnostics(answer.config, "text", sys.stderr)
-    if as_json:
-        output.emit_json(answer.to_dict())
-        return EXIT_OK
-    decision = answer.decision
-    output.echo(decision.action.value)
-    read = {
-        "canonical": "tool",
-        "mcp": "MCP tool",
-        "embedded": "embedded command",
-        "opencode": "OpenCode permission key",
-        "unknown": "name no vocabulary knows",
-    }.get(answer.vocabulary, answer.vocabulary)
-    stands = f" = {answer.canonical}" if answer.canonical and answer.canonical != tool else ""
-    output.echo(f"  {tool} ({read}{stands}) is decided under key {answer.key}")
-    if decision.rule is None:
-        output.echo(f"  no rule matches {answer.key} {answer.argument!r}: the default is ask")
-    else:
-        output.echo(
-            f"  rule {decision.position} ({decision.rule.source}): {decision.rule.text()}"
-            f" decided {answer.key} {answer.argument!r}"
-        )
+
+    def text() -> None:
+        output.echo(answer.action)
+        read = {
+            "canonical": "tool",
+            "mcp": "MCP tool",
+            "embedded": "embedded command",
+            "opencode": "OpenCode permission key",
+            "unknown": "name no vocabulary knows",
+        }.get(answer.vocabulary, answer.vocabulary)
+        same = answer.canonical and answer.canonical != tool
+        stands = f" = {answer.canonical}" if same else ""
+        output.echo(f"  {tool} ({read}{stands}) is decided under key {answer.key}")
+        rule = answer.rule
+        if rule is None:
+            output.echo(f"  no rule matches {answer.key} {answer.argument!r}: the default is ask")
+        else:
+            output.echo(
+                f"  rule {rule.index} ({rule.source}): {rule.text()}"
+                f" decided {answer.key} {answer.argument!r}"
+            )
+
+    output.emit(answer, as_json, text)
     return EXIT_OK
 
 

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TextIO
 
 import click
 
 from agent_roster.diagnostics import Diagnostic, Severity
-from agent_roster.model.profile import AgentProfile
 from agent_roster.redact import redact_data, redact_text
 
 
@@ -29,6 +28,20 @@ def emit_json(data: Any, stream: TextIO | None = None) -> None:
     """Print ``data`` as JSON, its secrets masked (by key name and by value)."""
     text = json.dumps(redact_data(data), indent=2, ensure_ascii=False)
     (stream or sys.stdout).write(text + "\n")
+
+
+def emit(result: Any, as_json: bool, text: Callable[[], None]) -> None:
+    """A command's result: its JSON form (the one every surface gives, see
+    :func:`agent_roster.commands.registry.encode`) with ``--json``, else ``text()``."""
+    if as_json:
+        if hasattr(result, "to_dict"):  # a result of a command outside the registry
+            emit_json(result.to_dict())
+        else:
+            from agent_roster.commands.registry import encode
+
+            emit_json(encode(result))
+    else:
+        text()
 
 
 def _escape_data(text: str) -> str:
@@ -121,41 +134,51 @@ def grouped_lines(diagnostics: Iterable[Diagnostic]) -> list[str]:
     return lines
 
 
-def profile_text(profile: AgentProfile) -> str:
-    """A readable summary of a profile for ``roster show``."""
+def profile_text(profile: Mapping[str, Any]) -> str:
+    """A readable summary of a profile's JSON form (``AgentProfile.to_json_dict``) for
+    ``roster show``."""
+    install = profile.get("install") or {}
+
+    def listed(value: Any) -> str:
+        return ", ".join(value or ())
+
+    def scalar(value: Any) -> str:
+        return "" if value is None else str(value)
+
     rows: list[tuple[str, str]] = [
-        ("id", profile.id),
-        ("name", profile.name),
-        ("description", profile.description),
-        ("source", profile.source),
-        ("project", profile.project or ""),
-        ("extends", profile.extends or ""),
-        ("tags", ", ".join(profile.tags)),
-        ("model", profile.model),
-        ("provider", profile.provider),
-        ("permission_mode", profile.permission_mode),
-        ("runtime", profile.runtime.value if profile.runtime else ""),
-        ("agent_name", profile.agent_name),
-        ("max_tokens_per_task", str(profile.max_tokens_per_task or "")),
-        ("max_turns", str(profile.max_turns or "")),
+        ("id", scalar(profile.get("id"))),
+        ("name", scalar(profile.get("name"))),
+        ("description", scalar(profile.get("description"))),
+        ("source", scalar(profile.get("source"))),
+        ("project", scalar(profile.get("project"))),
+        ("extends", scalar(profile.get("extends"))),
+        ("tags", listed(profile.get("tags"))),
+        ("model", scalar(profile.get("model"))),
+        ("provider", scalar(profile.get("provider"))),
+        ("permission_mode", scalar(profile.get("permission_mode"))),
+        ("runtime", scalar(profile.get("runtime"))),
+        ("agent_name", scalar(profile.get("agent_name"))),
+        ("max_tokens_per_task", scalar(profile.get("max_tokens_per_task") or "")),
+        ("max_turns", scalar(profile.get("max_turns") or "")),
         (
             "allowed_tools",
-            (", ".join(profile.allowed_tools) or "(none)") + " (exact)"
-            if profile.tools_exact
-            else ", ".join(profile.allowed_tools),
+            (listed(profile.get("allowed_tools")) or "(none)") + " (exact)"
+            if profile.get("tools_exact")
+            else listed(profile.get("allowed_tools")),
         ),
-        ("denied_tools", ", ".join(profile.denied_tools)),
-        ("mcp_servers", ", ".join(profile.mcp_servers)),
-        ("install.npm", ", ".join(profile.install.npm)),
-        ("install.pip", ", ".join(profile.install.pip)),
-        ("install.commands", ", ".join(profile.install.commands)),
+        ("denied_tools", listed(profile.get("denied_tools"))),
+        ("mcp_servers", listed(profile.get("mcp_servers"))),
+        ("install.npm", listed(install.get("npm"))),
+        ("install.pip", listed(install.get("pip"))),
+        ("install.commands", listed(install.get("commands"))),
     ]
     width = max(len(k) for k, _ in rows)
     lines = [f"{k.ljust(width)}  {v}" for k, v in rows if v]
-    if profile.permission:
+    rules = profile.get("permission") or ()
+    if rules:
         lines.append("permission:")
-        lines.extend(f"  {r.permission} {r.pattern} → {r.action.value}" for r in profile.permission)
-    if profile.prompt:
+        lines.extend(f"  {r['permission']} {r['pattern']} → {r['action']}" for r in rules)
+    if profile.get("prompt"):
         lines.append("")
-        lines.append(profile.prompt)
+        lines.append(profile["prompt"])
     return "\n".join(lines) + "\n"

@@ -77,12 +77,17 @@ def validate(
 @pass_settings
 def show(settings: Settings, profile_id: str, project: str | None, as_json: bool) -> int:
     """Show one profile as the vault defines it (no database needed)."""
-    from agent_roster.commands.show import show_profile
+    from agent_roster.commands.profiles import GetProfileParams, get_profile
+    from agent_roster.errors import PathOutsideVaultError
 
-    shown = show_profile(settings.vault, profile_id, project=project)
+    try:
+        with settings.context() as ctx:
+            shown = get_profile(ctx, GetProfileParams(id=profile_id, project=project))
+    except PathOutsideVaultError as refused:  # a problem of the vault: reported, exit 1
+        output.print_diagnostics(refused.diagnostics, "text", sys.stderr)
+        return EXIT_PROBLEMS
     if as_json:
-        payload = shown.profile.to_json_dict() if shown.profile else None
-        output.emit_json(payload)
+        output.emit_json(shown.profile)
     elif shown.profile is not None:
         output.echo(output.profile_text(shown.profile), nl=False)
     output.print_diagnostics(shown.diagnostics, "text", sys.stderr)
@@ -107,13 +112,7 @@ def schema(out_dir: Path | None, check_dir: Path | None) -> int:
     from agent_roster.commands import schema as schemas
 
     if check_dir is not None:
-        stale = [
-            stem
-            for stem, body in schemas.build_schemas().items()
-            if not (check_dir / f"{stem}.schema.json").is_file()
-            or (check_dir / f"{stem}.schema.json").read_text(encoding="utf-8")
-            != schemas.render(body)
-        ]
+        stale = schemas.stale_schemas(check_dir)
         for stem in stale:
             output.echo(f"{check_dir / stem}.schema.json is out of date", err=True)
         if stale:

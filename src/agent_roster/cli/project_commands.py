@@ -1,44 +1,35 @@
-"""CLI adapters for projects, tasks and project-scoped profiles."""
+"""CLI adapters for projects, tasks and project-scoped profiles: options in, the registry
+command's parameters out; its result printed as text or (``--json``) in the JSON form every
+surface gives."""
 
 from __future__ import annotations
 
-import json
 import sys
-from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from agent_roster.cli import output
+from agent_roster.cli import options, output
 from agent_roster.cli.app import EXIT_OK, Settings, pass_settings
 from agent_roster.errors import UsageError
 
+if TYPE_CHECKING:
+    from agent_roster.store.projects import Project
+    from agent_roster.store.tasks import Task
 
-def emit(result: Any, as_json: bool, text: Callable[[], None]) -> int:
-    if as_json:
-        output.emit_json(result.to_dict())
-    else:
-        text()
-    return EXIT_OK
-
-
-def pairs(values: tuple[str, ...], what: str) -> dict[str, str]:
-    """``K=V`` options as a mapping."""
-    found: dict[str, str] = {}
-    for item in values:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise UsageError(f"{what} {item!r} is not KEY=VALUE")
-        found[key] = value
-    return found
+_JSON = options.AS_JSON
+_BASE = options.BASE_HASH
+_NO_WAIT = options.NO_WAIT
 
 
-def _json_value(text: str) -> Any:
-    """A ``--set`` value: JSON when it parses as JSON, else the text as a string."""
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text
+def _either(value: Any, clear: bool, what: str) -> Any:
+    """A ``--X VALUE`` / ``--clear-X`` pair as one parameter: the value, ``None`` to clear,
+    or left out."""
+    from msgspec import UNSET
+
+    if value is not None and clear:
+        raise UsageError(f"give --{what} or --clear-{what}, not both")
+    return None if clear else UNSET if value is None else value
 
 
 # -- projects and tasks ---------------------------------------------------------------------
@@ -51,17 +42,19 @@ def project() -> None:
 @click.argument("project_id")
 @click.option("--name", default="", help="Display name [default: the id].")
 @click.option("--default-profile", metavar="ID", help="System profile for tasks without one.")
-@click.option("--json", "as_json", is_flag=True, help="Print the project as JSON.")
+@_JSON
 @pass_settings
 def project_create(
     settings: Settings, project_id: str, name: str, default_profile: str | None, as_json: bool
 ) -> int:
     """Create a project."""
-    from agent_roster.commands import projects
+    from agent_roster.commands.projects import CreateProjectParams, create_project
 
-    with projects.open_synced(settings.vault, settings.db) as store:
-        result = projects.create_project(store, project_id, name, default_profile)
-    return emit(result, as_json, lambda: _project_line(result.project))
+    params = CreateProjectParams(id=project_id, name=name, default_profile_id=default_profile)
+    with settings.context() as ctx:
+        result = create_project(ctx, params)
+    output.emit(result, as_json, lambda: _project_line(result))
+    return EXIT_OK
 
 
 @project.command("edit")
@@ -69,7 +62,7 @@ def project_create(
 @click.option("--name", help="New display name.")
 @click.option("--default-profile", metavar="ID", help="Set the default profile.")
 @click.option("--clear-default-profile", is_flag=True, help="Remove the default profile.")
-@click.option("--json", "as_json", is_flag=True, help="Print the project as JSON.")
+@_JSON
 @pass_settings
 def project_edit(
     settings: Settings,
@@ -80,45 +73,40 @@ def project_edit(
     as_json: bool,
 ) -> int:
     """Change a project's name or default profile."""
-    from agent_roster.commands import projects
-    from agent_roster.store import UNSET
+    from msgspec import UNSET
 
-    if default_profile is not None and clear_default_profile:
-        raise UsageError("give --default-profile or --clear-default-profile, not both")
-    changes: dict[str, Any] = {}
-    if name is not None:
-        changes["name"] = name
-    if default_profile is not None or clear_default_profile:
-        changes["default_profile_id"] = default_profile
-    if not changes:
-        raise UsageError("nothing to change", hint="give --name or --default-profile")
-    with projects.open_synced(settings.vault, settings.db) as store:
-        result = projects.edit_project(
-            store,
-            project_id,
-            name=changes.get("name", UNSET),
-            default_profile_id=changes.get("default_profile_id", UNSET),
-        )
-    return emit(result, as_json, lambda: _project_line(result.project))
+    from agent_roster.commands.projects import EditProjectParams, edit_project
+
+    params = EditProjectParams(
+        id=project_id,
+        name=UNSET if name is None else name,
+        default_profile_id=_either(default_profile, clear_default_profile, "default-profile"),
+    )
+    with settings.context() as ctx:
+        result = edit_project(ctx, params)
+    output.emit(result, as_json, lambda: _project_line(result))
+    return EXIT_OK
 
 
 @project.command("list")
-@click.option("--json", "as_json", is_flag=True, help="Print the projects as JSON.")
+@_JSON
 @pass_settings
 def project_list(settings: Settings, as_json: bool) -> int:
     """List projects."""
-    from agent_roster.commands import projects
+    from agent_roster.commands.projects import ListProjectsParams, list_projects
 
-    result = projects.list_projects_read_only(settings.vault, settings.db)
+    with settings.context() as ctx:
+        result = list_projects(ctx, ListProjectsParams())
 
     def text() -> None:
         for item in result.projects:
             _project_line(item)
 
-    return emit(result, as_json, text)
+    output.emit(result, as_json, text)
+    return EXIT_OK
 
 
-def _project_line(item: Any) -> None:
+def _project_line(item: Project) -> None:
     default = item.default_profile_id or "(system default)"
     output.echo(f"{item.id}  name={item.name!r}  default_profile={default}")
 
@@ -133,7 +121,7 @@ def task() -> None:
 @click.option("--project", "project_id", required=True, metavar="PID", help="Its project.")
 @click.option("--title", default="", help="Task title.")
 @click.option("--profile", metavar="ID", help="System profile for this task.")
-@click.option("--json", "as_json", is_flag=True, help="Print the task as JSON.")
+@_JSON
 @pass_settings
 def task_create(
     settings: Settings,
@@ -144,11 +132,13 @@ def task_create(
     as_json: bool,
 ) -> int:
     """Create a task in a project."""
-    from agent_roster.commands import projects
+    from agent_roster.commands.projects import CreateTaskParams, create_task
 
-    with projects.open_synced(settings.vault, settings.db) as store:
-        result = projects.create_task(store, task_id, project_id, title, profile)
-    return emit(result, as_json, lambda: _task_line(result.task))
+    params = CreateTaskParams(id=task_id, project_id=project_id, title=title, profile_id=profile)
+    with settings.context() as ctx:
+        result = create_task(ctx, params)
+    output.emit(result, as_json, lambda: _task_line(result))
+    return EXIT_OK
 
 
 @task.command("edit")
@@ -156,7 +146,7 @@ def task_create(
 @click.option("--title", help="New title.")
 @click.option("--profile", metavar="ID", help="Set the task's profile.")
 @click.option("--clear-profile", is_flag=True, help="Remove the task's profile.")
-@click.option("--json", "as_json", is_flag=True, help="Print the task as JSON.")
+@_JSON
 @pass_settings
 def task_edit(
     settings: Settings,
@@ -167,36 +157,36 @@ def task_edit(
     as_json: bool,
 ) -> int:
     """Change a task's title or profile."""
-    from agent_roster.commands import projects
-    from agent_roster.store import UNSET
+    from msgspec import UNSET
 
-    if profile is not None and clear_profile:
-        raise UsageError("give --profile or --clear-profile, not both")
-    if title is None and profile is None and not clear_profile:
-        raise UsageError("nothing to change", hint="give --title, --profile or --clear-profile")
-    with projects.open_synced(settings.vault, settings.db) as store:
-        result = projects.edit_task(
-            store,
-            task_id,
-            title=UNSET if title is None else title,
-            profile_id=profile if (profile is not None or clear_profile) else UNSET,
-        )
-    return emit(result, as_json, lambda: _task_line(result.task))
+    from agent_roster.commands.projects import EditTaskParams, edit_task
+
+    params = EditTaskParams(
+        id=task_id,
+        title=UNSET if title is None else title,
+        profile_id=_either(profile, clear_profile, "profile"),
+    )
+    with settings.context() as ctx:
+        result = edit_task(ctx, params)
+    output.emit(result, as_json, lambda: _task_line(result))
+    return EXIT_OK
 
 
 @task.command("show")
 @click.argument("task_id")
-@click.option("--json", "as_json", is_flag=True, help="Print the task as JSON.")
+@_JSON
 @pass_settings
 def task_show(settings: Settings, task_id: str, as_json: bool) -> int:
     """Show a task with its profile id."""
-    from agent_roster.commands import projects
+    from agent_roster.commands.projects import GetTaskParams, get_task
 
-    result = projects.get_task_read_only(settings.vault, settings.db, task_id)
-    return emit(result, as_json, lambda: _task_line(result.task))
+    with settings.context() as ctx:
+        result = get_task(ctx, GetTaskParams(id=task_id))
+    output.emit(result, as_json, lambda: _task_line(result))
+    return EXIT_OK
 
 
-def _task_line(item: Any) -> None:
+def _task_line(item: Task) -> None:
     profile = item.profile_id or "(none: the project's default applies)"
     output.echo(f"{item.id}  project={item.project_id}  title={item.title!r}  profile={profile}")
 
@@ -209,43 +199,57 @@ def project_profile() -> None:
 
 @project_profile.command("list")
 @click.argument("project_id")
-@click.option("--json", "as_json", is_flag=True, help="Print the rows as JSON.")
+@_JSON
 @pass_settings
 def pp_list(settings: Settings, project_id: str, as_json: bool) -> int:
     """Every agent type in a project: override, inherit or no-default."""
-    from agent_roster.commands.project_profiles import list_project_profiles
+    from agent_roster.commands.project_profiles import (
+        ListProjectProfilesParams,
+        list_project_profiles,
+    )
 
-    result = list_project_profiles(settings.vault, project_id)
+    with settings.context() as ctx:
+        result = list_project_profiles(ctx, ListProjectProfilesParams(project=project_id))
 
     def text() -> None:
-        for row in result.rows:
+        for row in result.agent_types:
             output.echo(
                 f"{row.agent_type:24} {row.status:10} {row.override_path or row.system_path}"
             )
 
-    return emit(result, as_json, text)
+    output.emit(result, as_json, text)
+    return EXIT_OK
 
 
 @project_profile.command("create")
 @click.argument("project_id")
 @click.argument("agent_type")
 @click.option("--seed", is_flag=True, help="Copy the system profile's settings into it.")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@_NO_WAIT
+@_JSON
 @pass_settings
 def pp_create(
-    settings: Settings, project_id: str, agent_type: str, seed: bool, as_json: bool
+    settings: Settings, project_id: str, agent_type: str, seed: bool, no_wait: bool, as_json: bool
 ) -> int:
     """Create a project override (a partial profile)."""
-    from agent_roster.commands.project_profiles import create_project_profile
+    from agent_roster.commands.project_profiles import (
+        CreateProjectProfileParams,
+        create_project_profile,
+    )
 
-    result = create_project_profile(settings.vault, project_id, agent_type, seed)
+    params = CreateProjectProfileParams(
+        project=project_id, agent_type=agent_type, seed_from_global=seed, wait=not no_wait
+    )
+    with settings.context() as ctx:
+        result = create_project_profile(ctx, params)
 
     def text() -> None:
         output.echo(f"created  {result.path}")
         if result.seeded:
             output.echo("seeded   " + ", ".join(result.seeded))
 
-    return emit(result, as_json, text)
+    output.emit(result, as_json, text)
+    return EXIT_OK
 
 
 @project_profile.command("edit")
@@ -253,12 +257,10 @@ def pp_create(
 @click.argument("agent_type")
 @click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help="Set a Config key.")
 @click.option("--unset", "unsets", multiple=True, metavar="KEY", help="Remove a Config key.")
-@click.option(
-    "--allow-literal-secret",
-    is_flag=True,
-    help="Write a secret's value into the vault [default: refused; write ${VAR} instead].",
-)
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@options.ALLOW_LITERAL_SECRET
+@_BASE
+@_NO_WAIT
+@_JSON
 @pass_settings
 def pp_edit(
     settings: Settings,
@@ -267,56 +269,96 @@ def pp_edit(
     sets: tuple[str, ...],
     unsets: tuple[str, ...],
     allow_literal_secret: bool,
+    base_hash: str | None,
+    no_wait: bool,
     as_json: bool,
 ) -> int:
     """Change Config keys of an override in place (VALUE is JSON, or else a string)."""
-    from agent_roster.commands.project_profiles import edit_project_profile
+    from msgspec import UNSET
 
-    config: dict[str, Any] = {k: _json_value(v) for k, v in pairs(sets, "--set").items()}
-    config.update(dict.fromkeys(unsets))
-    result = edit_project_profile(
-        settings.vault,
-        project_id,
-        agent_type,
-        config=config,
-        allow_literal_secret=allow_literal_secret,
+    from agent_roster.cli import params as read
+    from agent_roster.commands.project_profiles import (
+        EditProjectProfileParams,
+        edit_project_profile,
     )
+
+    config: dict[str, Any] = {k: read.json_value(v) for k, v in read.pairs(sets, "--set").items()}
+    config.update(dict.fromkeys(unsets))
+    with settings.context() as ctx:
+        path = ctx.layout.profile_path(agent_type, project_id)
+        params = EditProjectProfileParams(
+            project=project_id,
+            agent_type=agent_type,
+            base_hash=read.base_hash(ctx.layout, path, base_hash),
+            config=config or UNSET,
+            allow_literal_secret=allow_literal_secret,
+            wait=not no_wait,
+        )
+        result = edit_project_profile(ctx, params)
 
     def text() -> None:
         output.echo(f"{'edited ' if result.changed else 'unchanged'}  {result.path}")
         output.print_diagnostics(result.diagnostics, "text", sys.stderr)
 
-    return emit(result, as_json, text)
+    output.emit(result, as_json, text)
+    return EXIT_OK
 
 
 @project_profile.command("delete")
 @click.argument("project_id")
 @click.argument("agent_type")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@_BASE
+@_NO_WAIT
+@_JSON
 @pass_settings
-def pp_delete(settings: Settings, project_id: str, agent_type: str, as_json: bool) -> int:
+def pp_delete(
+    settings: Settings,
+    project_id: str,
+    agent_type: str,
+    base_hash: str | None,
+    no_wait: bool,
+    as_json: bool,
+) -> int:
     """Delete an override; the agent type inherits the system profile again."""
-    from agent_roster.commands.project_profiles import delete_project_profile
+    from agent_roster.cli import params as read
+    from agent_roster.commands.project_profiles import (
+        DeleteProjectProfileParams,
+        delete_project_profile,
+    )
 
-    result = delete_project_profile(settings.vault, project_id, agent_type)
+    with settings.context() as ctx:
+        path = ctx.layout.profile_path(agent_type, project_id)
+        params = DeleteProjectProfileParams(
+            project=project_id,
+            agent_type=agent_type,
+            base_hash=read.base_hash(ctx.layout, path, base_hash),
+            wait=not no_wait,
+        )
+        result = delete_project_profile(ctx, params)
 
     def text() -> None:
         for rel in result.removed:
             output.echo(f"removed  {rel}")
 
-    return emit(result, as_json, text)
+    output.emit(result, as_json, text)
+    return EXIT_OK
 
 
 @project_profile.command("show")
 @click.argument("project_id")
 @click.argument("agent_type")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@_JSON
 @pass_settings
 def pp_show(settings: Settings, project_id: str, agent_type: str, as_json: bool) -> int:
     """The effective profile in a project, with the origin of every field."""
-    from agent_roster.commands.project_profiles import show_effective_profile
+    from agent_roster.commands.project_profiles import (
+        ShowEffectiveProfileParams,
+        show_effective_profile,
+    )
 
-    result = show_effective_profile(settings.vault, project_id, agent_type)
+    params = ShowEffectiveProfileParams(project=project_id, agent_type=agent_type)
+    with settings.context() as ctx:
+        result = show_effective_profile(ctx, params)
 
     def text() -> None:
         output.echo(f"status   {result.status}")
@@ -329,7 +371,10 @@ def pp_show(settings: Settings, project_id: str, agent_type: str, as_json: bool)
             output.echo(f"warning  {warning}", err=True)
         output.print_diagnostics(result.diagnostics, "text", sys.stderr)
 
-    return emit(result, as_json, text)
+    output.emit(result, as_json, text)
+    return EXIT_OK
 
 
-COMMANDS = (project, task, project_profile)
+def register(group: click.Group) -> None:
+    for command in (project, task, project_profile):
+        group.add_command(command)

@@ -1,5 +1,4 @@
-"""CLI adapters for the MCP server registry and migrate-mcp; ``register`` also adds the
-project, task and project-profile commands (:mod:`agent_roster.cli.project_commands`)."""
+"""CLI adapters for the MCP server registry and migrate-mcp."""
 
 from __future__ import annotations
 
@@ -9,13 +8,14 @@ from typing import Any
 
 import click
 
-from agent_roster.cli import output
+from agent_roster.cli import options, output
 from agent_roster.cli.app import EXIT_OK, EXIT_PROBLEMS, Settings, pass_settings
-from agent_roster.cli.project_commands import COMMANDS, emit, pairs
-from agent_roster.redact import redact_mapping
+
+_JSON = options.AS_JSON
+_BASE = options.BASE_HASH
+_NO_WAIT = options.NO_WAIT
 
 _PROJECT = click.option("--project", metavar="PID", help="Project scope instead of system.")
-_JSON = click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 
 
 @click.group()
@@ -30,7 +30,7 @@ def _server_lines(row: Any) -> None:
         state = "invalid"
     target = ""
     if server is not None:
-        target = server.url or " ".join([server.command, *server.args])
+        target = server["url"] or " ".join([server["command"], *server["args"]])
     output.echo(f"{row.name:20} {row.scope:8} {state:20} {row.path or '(built in)'}  {target}")
 
 
@@ -54,16 +54,17 @@ def mcp_serve(settings: Settings) -> int:
 @pass_settings
 def mcp_list(settings: Settings, project: str | None, as_json: bool) -> int:
     """List registry entries (the built-in one, system, and the project's)."""
-    from agent_roster.commands.mcp_registry import list_mcp_servers
+    from agent_roster.commands.mcp_registry import ListMcpServersParams, list_mcp_servers
 
-    result = list_mcp_servers(settings.vault, project)
+    with settings.context() as ctx:
+        result = list_mcp_servers(ctx, ListMcpServersParams(project=project))
 
     def text() -> None:
-        for row in result.rows:
+        for row in result.servers:
             _server_lines(row)
 
-    emit(result, as_json, text)
-    return EXIT_PROBLEMS if any(r.diagnostics for r in result.rows) else EXIT_OK
+    output.emit(result, as_json, text)
+    return EXIT_PROBLEMS if any(r.diagnostics for r in result.servers) else EXIT_OK
 
 
 @mcp.command("show")
@@ -73,22 +74,23 @@ def mcp_list(settings: Settings, project: str | None, as_json: bool) -> int:
 @pass_settings
 def mcp_show(settings: Settings, name: str, project: str | None, as_json: bool) -> int:
     """Show the entry a name resolves to (project first, then system)."""
-    from agent_roster.commands.mcp_registry import get_mcp_server
+    from agent_roster.commands.mcp_registry import GetMcpServerParams, get_mcp_server
 
-    row = get_mcp_server(settings.vault, name, project)
+    with settings.context() as ctx:
+        row = get_mcp_server(ctx, GetMcpServerParams(name=name, project=project))
 
     def text() -> None:
         _server_lines(row)
         server = row.server
-        if server is not None:
-            for key, value in redact_mapping(server.env).items():
+        if server is not None:  # secrets are masked in the result already
+            for key, value in server["env"].items():
                 output.echo(f"  env     {key}={value}")
-            for key, value in redact_mapping(server.headers).items():
+            for key, value in server["headers"].items():
                 output.echo(f"  header  {key}: {value}")
-            if server.description:
-                output.echo(f"  {server.description}")
+            if server["description"]:
+                output.echo(f"  {server['description']}")
 
-    emit(row, as_json, text)
+    output.emit(row, as_json, text)
     output.print_diagnostics(row.diagnostics, "text", sys.stderr)
     return EXIT_PROBLEMS if row.diagnostics else EXIT_OK
 
@@ -120,10 +122,42 @@ def _settings_options(func: Any) -> Any:
     return func
 
 
+def _settings(
+    transport: str | None,
+    command_: str | None,
+    args: tuple[str, ...],
+    env: tuple[str, ...],
+    url: str | None,
+    headers: tuple[str, ...],
+    description: str | None,
+    unsets: tuple[str, ...] = (),
+) -> dict[str, Any]:
+    """The settings options as ServerSettings fields (left out when not given; ``None``
+    for ``--unset KEY``)."""
+    from agent_roster.cli.params import pairs
+
+    given: dict[str, Any] = {
+        key: value
+        for key, value in (
+            ("transport", transport),
+            ("command", command_),
+            ("url", url),
+            ("description", description),
+            ("args", list(args) or None),
+            ("env", pairs(env, "--env") or None),
+            ("headers", pairs(headers, "--header") or None),
+        )
+        if value is not None
+    }
+    given.update(dict.fromkeys(unsets))
+    return given
+
+
 @mcp.command("add")
 @click.argument("name")
 @_settings_options
 @_PROJECT
+@_NO_WAIT
 @_JSON
 @pass_settings
 def mcp_add(
@@ -138,6 +172,7 @@ def mcp_add(
     description: str | None,
     allow_literal_secret: bool,
     project: str | None,
+    no_wait: bool,
     as_json: bool,
 ) -> int:
     """Add a registry entry: --transport stdio --command npx --arg -y --arg PKG, or --url.
@@ -145,24 +180,22 @@ def mcp_add(
     A secret's value (a token, an Authorization header) is refused: write --env
     'GH_TOKEN=${GH_TOKEN}' and set GH_TOKEN in the environment, or pass
     --allow-literal-secret."""
-    from agent_roster.commands.mcp_registry import create_mcp_server
+    from agent_roster.commands.mcp_registry import CreateMcpServerParams, create_mcp_server
 
-    if transport is None:
-        transport = "http" if url and not command_ else "stdio"
-    row = create_mcp_server(
-        settings.vault,
-        name,
-        transport,
-        command=command_ or "",
-        args=args,
-        env=pairs(env, "--env"),
-        url=url or "",
-        headers=pairs(headers, "--header"),
-        description=description or "",
-        project=project,
-        allow_literal_secret=allow_literal_secret,
-    )
-    return emit(row, as_json, lambda: output.echo(f"created  {row.path}"))
+    given = _settings(transport, command_, args, env, url, headers, description)
+    with settings.context() as ctx:
+        raw = {
+            **given,
+            "name": name,
+            "project": project,
+            "allow_literal_secret": allow_literal_secret,
+            "wait": not no_wait,
+        }
+        params = _decoded("create_mcp_server", raw)
+        assert isinstance(params, CreateMcpServerParams)
+        row = create_mcp_server(ctx, params)
+    output.emit(row, as_json, lambda: output.echo(f"created  {row.path}"))
+    return EXIT_OK
 
 
 @mcp.command("edit")
@@ -170,6 +203,8 @@ def mcp_add(
 @_settings_options
 @click.option("--unset", "unsets", multiple=True, metavar="KEY", help="Remove a setting.")
 @_PROJECT
+@_BASE
+@_NO_WAIT
 @_JSON
 @pass_settings
 def mcp_edit(
@@ -185,44 +220,60 @@ def mcp_edit(
     allow_literal_secret: bool,
     unsets: tuple[str, ...],
     project: str | None,
+    base_hash: str | None,
+    no_wait: bool,
     as_json: bool,
 ) -> int:
     """Change settings in place; --arg, --env and --header replace the whole list or map."""
-    from agent_roster.commands.mcp_registry import edit_mcp_server
+    from agent_roster.cli.params import base_hash as based_on
+    from agent_roster.commands.mcp_registry import EditMcpServerParams, edit_mcp_server
 
-    changes: dict[str, Any] = {
-        key: value
-        for key, value in (
-            ("transport", transport),
-            ("command", command_),
-            ("url", url),
-            ("description", description),
-        )
-        if value is not None
-    }
-    if args:
-        changes["args"] = list(args)
-    if env:
-        changes["env"] = pairs(env, "--env")
-    if headers:
-        changes["headers"] = pairs(headers, "--header")
-    changes.update(dict.fromkeys(unsets))
-    row = edit_mcp_server(
-        settings.vault, name, project, allow_literal_secret=allow_literal_secret, **changes
-    )
-    return emit(row, as_json, lambda: output.echo(f"edited   {row.path}"))
+    given = _settings(transport, command_, args, env, url, headers, description, unsets)
+    with settings.context() as ctx:
+        path = ctx.layout.mcp_server_path(name, project)
+        raw = {
+            **given,
+            "name": name,
+            "project": project,
+            "base_hash": based_on(ctx.layout, path, base_hash),
+            "allow_literal_secret": allow_literal_secret,
+            "wait": not no_wait,
+        }
+        params = _decoded("edit_mcp_server", raw)
+        assert isinstance(params, EditMcpServerParams)
+        row = edit_mcp_server(ctx, params)
+    output.emit(row, as_json, lambda: output.echo(f"edited   {row.path}"))
+    return EXIT_OK
 
 
 @mcp.command("remove")
 @click.argument("name")
 @_PROJECT
+@_BASE
+@_NO_WAIT
 @_JSON
 @pass_settings
-def mcp_remove(settings: Settings, name: str, project: str | None, as_json: bool) -> int:
+def mcp_remove(
+    settings: Settings,
+    name: str,
+    project: str | None,
+    base_hash: str | None,
+    no_wait: bool,
+    as_json: bool,
+) -> int:
     """Delete an entry (refused while a profile still uses it)."""
-    from agent_roster.commands.mcp_registry import delete_mcp_server
+    from agent_roster.cli.params import base_hash as based_on
+    from agent_roster.commands.mcp_registry import DeleteMcpServerParams, delete_mcp_server
 
-    result = delete_mcp_server(settings.vault, name, project)
+    with settings.context() as ctx:
+        path = ctx.layout.mcp_server_path(name, project)
+        params = DeleteMcpServerParams(
+            name=name,
+            project=project,
+            base_hash=based_on(ctx.layout, path, base_hash),
+            wait=not no_wait,
+        )
+        result = delete_mcp_server(ctx, params)
 
     def text() -> None:
         for rel in result.removed:
@@ -230,7 +281,16 @@ def mcp_remove(settings: Settings, name: str, project: str | None, as_json: bool
         if result.falls_back_to:
             output.echo(f"profiles using {name!r} now get {result.falls_back_to}")
 
-    return emit(result, as_json, text)
+    output.emit(result, as_json, text)
+    return EXIT_OK
+
+
+def _decoded(command: str, raw: dict[str, Any]) -> Any:
+    """``raw`` as the command's parameters, checked as every surface checks them (an
+    ``--unset`` of a key that is not a setting is refused with a did-you-mean)."""
+    from agent_roster.commands.registry import load
+
+    return load(command).decode(raw)
 
 
 @click.command("migrate-mcp")
@@ -261,10 +321,10 @@ def migrate_mcp(settings: Settings, config: Path | None, dry_run: bool, as_json:
         for rel, note in report.secrets:
             output.echo(f"{'secret':11} {rel}: {note}")
 
-    emit(report, as_json, text)
+    output.emit(report, as_json, text)
     return EXIT_PROBLEMS if report.failed else EXIT_OK
 
 
 def register(group: click.Group) -> None:
-    for command in (*COMMANDS, mcp, migrate_mcp):
+    for command in (mcp, migrate_mcp):
         group.add_command(command)

@@ -10,6 +10,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -24,12 +25,14 @@ from agent_roster.cli.app import (
 )
 from agent_roster.redact import redact_text
 
-
-def _summary(report: object) -> str:
+if TYPE_CHECKING:
+    from agent_roster.commands.sync import SyncResult
     from agent_roster.sync.engine import SyncReport
+
+
+def _summary(report: SyncReport | SyncResult) -> str:
     from agent_roster.vault.paths import CONFIG_FILE
 
-    assert isinstance(report, SyncReport)
     return (
         f"{report.scanned} files, {report.unchanged} unchanged, {report.written} written, "
         f"{report.failed} failed, {report.deleted} deleted, {report.restored} restored, "
@@ -64,19 +67,19 @@ def sync(settings: Settings, prune: bool, rebind: bool, as_json: bool, verbose: 
 
     A database belongs to one vault: syncing another vault into it is refused
     (vault-mismatch) unless --rebind says to move it."""
-    from agent_roster.commands.sync import sync_vault
+    from agent_roster.commands.sync import SyncVaultParams, sync_vault
 
     # The report says everything the engine logs (a line per failing file, for `watch`).
     quiet = logging.NullHandler()
     engine_log = logging.getLogger("agent_roster.sync")
     engine_log.addHandler(quiet)
     try:
-        report = sync_vault(settings.vault, settings.db, prune=prune, rebind=rebind)
+        with settings.context() as ctx:
+            report = sync_vault(ctx, SyncVaultParams(prune=prune, rebind=rebind))
     finally:
         engine_log.removeHandler(quiet)
-    if as_json:
-        output.emit_json(report.to_dict())
-    else:
+
+    def text() -> None:
         if report.vault_note:
             output.echo(f"vault     {report.vault_note}")
         if verbose:  # each event with its errors
@@ -97,6 +100,8 @@ def sync(settings: Settings, prune: bool, rebind: bool, as_json: bool, verbose: 
         output.print_diagnostics(report.diagnostics, "text", sys.stdout, verbose=verbose)
         output.print_diagnostics(report.config, "text", sys.stdout, verbose=verbose)
         output.echo(_summary(report))
+
+    output.emit(report, as_json, text)
     return EXIT_PROBLEMS if report.problems else EXIT_OK
 
 
@@ -184,11 +189,12 @@ def _watch_log() -> Iterator[logging.Logger]:
 @pass_settings
 def status(settings: Settings, as_json: bool, events: int, verbose: bool) -> int:
     """Last sync, failing files with their diagnostics, recent events."""
-    from agent_roster.commands.sync import vault_status
+    from agent_roster.commands.sync import GetStatusParams, get_status
 
-    report = vault_status(settings.vault, settings.db, events=events)
+    with settings.context() as ctx:
+        report = get_status(ctx, GetStatusParams(events=events))
     if as_json:
-        output.emit_json(report.to_dict())
+        output.emit(report, True, lambda: None)
         return EXIT_PROBLEMS if report.problems else EXIT_OK
     when = (
         time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(report.last_sync))

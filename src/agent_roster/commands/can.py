@@ -17,7 +17,10 @@ governs, so its answer is the strictest of theirs.
 from __future__ import annotations
 
 import os
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Annotated, NamedTuple
+
+import msgspec
+from msgspec import Meta
 
 from agent_roster.codecs.permissions import (
     ALIASES,
@@ -36,7 +39,7 @@ from agent_roster.codecs.tool_names import (
     to_canonical,
     to_native,
 )
-from agent_roster.commands.project_profiles import show_effective_profile
+from agent_roster.commands.project_profiles import effective_in
 from agent_roster.diagnostics import Diagnostic, did_you_mean, list_profiles_hint
 from agent_roster.errors import InvalidDocumentError, NotFoundError, UsageError
 from agent_roster.known_tools import CLAUDE_BUILTIN_TOOLS
@@ -44,7 +47,10 @@ from agent_roster.model.profile import AgentProfile
 from agent_roster.resolve.config import RosterConfig, load_config
 from agent_roster.resolve.index import ProfileIndex
 from agent_roster.vault.loader import load_vault
-from agent_roster.vault.paths import check_segment
+from agent_roster.vault.paths import VaultLayout, check_segment
+
+if TYPE_CHECKING:
+    from agent_roster.commands.context import RosterContext
 
 #: OpenCode permission keys that are not a canonical tool's key (permissions.md §1.1).
 OPENCODE_ONLY_KEYS = frozenset(
@@ -118,39 +124,97 @@ class CanAnswer(NamedTuple):
     #: roster.toml's problems (its [defaults] feed the rules: permission_mode, tools).
     config: tuple[Diagnostic, ...] = ()
 
-    def to_dict(self) -> dict[str, object]:
-        rule = self.decision.rule
-        return {
-            "profile": self.profile,
-            "project": self.project,
-            "tool": self.tool,
-            "vocabulary": self.vocabulary,
-            "canonical": self.canonical,
-            "key": self.key,
-            "argument": self.argument,
-            "action": self.decision.action.value,
-            "rule": None
-            if rule is None
-            else {
-                "index": self.decision.position,
-                "source": rule.source,
-                "permission": rule.rule.permission,
-                "tool": rule.tool,
-                "pattern": rule.rule.pattern,
-                "action": rule.rule.action.value,
-            },
-            "rules": [
-                {
-                    "source": r.source,
-                    "permission": r.rule.permission,
-                    "tool": r.tool,
-                    "pattern": r.rule.pattern,
-                    "action": r.rule.action.value,
-                }
-                for r in self.rules
-            ],
-            "config": [d.to_dict() for d in self.config],
-        }
+
+class CanUseToolParams(msgspec.Struct, frozen=True, kw_only=True):
+    profile: Annotated[str, Meta(description="the profile id")]
+    tool: Annotated[str, Meta(description="the tool: Bash, Edit, mcp__github__create_issue ...")]
+    argument: Annotated[
+        str | None, Meta(description="what it is called with: a command, a path, a URL")
+    ] = None
+    project: Annotated[str | None, Meta(description="apply this project's override")] = None
+
+
+class Rule(msgspec.Struct, frozen=True, kw_only=True):
+    source: Annotated[str, Meta(description="the profile field the rule comes from")]
+    permission: str
+    pattern: str
+    action: str
+    tool: Annotated[
+        str, Meta(description="the one tool a Tools entry names when its key has several")
+    ] = ""
+
+    def text(self) -> str:
+        return f"{self.permission} {self.pattern} {self.action}"
+
+
+class DecidingRule(Rule, frozen=True, kw_only=True):
+    index: Annotated[int, Meta(description="its 0-based position in rules")]
+
+
+class CanResult(msgspec.Struct, frozen=True, kw_only=True):
+    """allow, ask or deny for one call, the rule that decided (none: the default, ask),
+    and the profile's whole ordered rule list (the last match wins)."""
+
+    profile: str
+    project: str | None
+    tool: str
+    vocabulary: Annotated[
+        str,
+        Meta(
+            description="how tool was read: canonical, mcp, embedded, opencode, "
+            '"<harness> name", unknown'
+        ),
+    ]
+    canonical: Annotated[
+        str, Meta(description='the canonical tool it stands for ("" for an OpenCode key)')
+    ]
+    key: Annotated[str, Meta(description="the permission key the tool maps to")]
+    argument: str
+    action: str
+    rule: DecidingRule | None
+    rules: list[Rule]
+    config: Annotated[
+        list[Diagnostic],
+        Meta(description="roster.toml's problems (its [defaults] feed the rules)"),
+    ] = []
+
+
+def can_use_tool(ctx: RosterContext, params: CanUseToolParams) -> CanResult:
+    """Would a profile allow, ask for or deny a tool call, and which rule decides?"""
+    answer = can(ctx.vault, params.profile, params.tool, params.argument, project=params.project)
+    decision = answer.decision
+    deciding = decision.rule
+    return CanResult(
+        profile=answer.profile,
+        project=answer.project,
+        tool=answer.tool,
+        vocabulary=answer.vocabulary,
+        canonical=answer.canonical,
+        key=answer.key,
+        argument=answer.argument,
+        action=decision.action.value,
+        rule=None
+        if deciding is None or decision.position is None
+        else DecidingRule(
+            index=decision.position,
+            source=deciding.source,
+            permission=deciding.rule.permission,
+            pattern=deciding.rule.pattern,
+            action=deciding.rule.action.value,
+            tool=deciding.tool,
+        ),
+        rules=[
+            Rule(
+                source=r.source,
+                permission=r.rule.permission,
+                pattern=r.rule.pattern,
+                action=r.rule.action.value,
+                tool=r.tool,
+            )
+            for r in answer.rules
+        ],
+        config=list(answer.config),
+    )
 
 
 def can(
@@ -195,7 +259,7 @@ def _effective(
     vault: str | os.PathLike[str], config: RosterConfig, profile_id: str, project: str | None
 ) -> AgentProfile:
     if project is not None:
-        return show_effective_profile(vault, project, profile_id).profile
+        return effective_in(VaultLayout(vault), profile_id, project)[0].profile
     check_segment(profile_id, "profile id")
     # One read of the vault: extends chains need every system profile anyway.
     snapshot = load_vault(vault, embedded=config.embedded.name, commands=config.embedded.commands)

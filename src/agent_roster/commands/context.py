@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from agent_roster.resolve.config import RosterConfig
     from agent_roster.resolve.index import ProfileIndex
     from agent_roster.store import Store
+    from agent_roster.sync.engine import SyncReport
     from agent_roster.vault.paths import VaultLayout
 
 
@@ -47,6 +48,10 @@ class LiveState(Protocol):
     def wait_synced(self, path: Path, content_hash: str, timeout: float) -> bool:
         """Block until the watcher has synced ``path`` with ``content_hash`` (``True``), or
         ``timeout`` seconds pass (``False``)."""
+        ...
+
+    def sync(self) -> SyncReport:
+        """Sync the whole vault now, with the watcher's own engine."""
         ...
 
     def daemon(self) -> Attachment:

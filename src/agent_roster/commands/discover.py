@@ -18,9 +18,10 @@ from __future__ import annotations
 import math
 import os
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
 
 import msgspec
+from msgspec import Meta
 
 from agent_roster import diagnostics as dx
 from agent_roster import literal_secrets
@@ -38,7 +39,16 @@ from agent_roster.vault.mcp_parser import parse_mcp_server
 from agent_roster.vault.paths import EntryKind, VaultLayout, check_segment, segment_problem
 from agent_roster.vault.profile_parser import parse_profile
 from agent_roster.vault.render import render_mcp_server, render_profile
-from agent_roster.vault.writer import write_in_vault
+from agent_roster.vault.writer import content_hash, write_in_vault
+
+if TYPE_CHECKING:
+    from agent_roster.commands.context import RosterContext
+
+Harness = Annotated[str, Meta(description="the harness: claude, opencode, codex, gemini, ...")]
+Workspace = Annotated[
+    str | None, Meta(description="the project folder it reads (default: the current folder)")
+]
+Home = Annotated[str | None, Meta(description="the user's home it reads (default: yours)")]
 
 
 def same_rules(imported: AgentProfile, written: AgentProfile) -> bool:
@@ -48,7 +58,113 @@ def same_rules(imported: AgentProfile, written: AgentProfile) -> bool:
     return first_difference(imported.permission, written.permission) is None
 
 
-def discover_agents(
+class DiscoverAgentsParams(msgspec.Struct, frozen=True, kw_only=True):
+    harness: Harness
+    workspace: Workspace = None
+    home: Home = None
+
+
+class Discovered(msgspec.Struct, frozen=True, kw_only=True):
+    """The agents the harness would load (``source``: the file each came from), the MCP
+    servers they use (secrets masked), what could not be carried over, and the harness's
+    own refusals (``refused``: it would refuse a file or the whole load)."""
+
+    profiles: Annotated[list[dict[str, Any]], Meta(description="profiles, JSON form")]
+    diagnostics: list[Diagnostic]
+    servers: list[dict[str, Any]]
+    losses: list[Loss]
+    refused: bool
+
+
+def discover_agents(ctx: RosterContext, params: DiscoverAgentsParams) -> Discovered:
+    """List the agents a harness would load from a workspace and home, by its own rules."""
+    from agent_roster.redact import server_dict
+
+    found = discover(params.harness, workspace=params.workspace, home=params.home)
+    return Discovered(
+        profiles=[p.to_json_dict() for p in found.profiles],
+        diagnostics=list(found.diagnostics),
+        servers=[server_dict(s) for s in found.servers],
+        losses=list(found.losses),
+        refused=found.refused,
+    )
+
+
+class ImportFromHarnessParams(msgspec.Struct, frozen=True, kw_only=True):
+    harness: Harness
+    workspace: Workspace = None
+    home: Home = None
+    project: Annotated[str | None, Meta(description="import as this project's overrides")] = None
+    overwrite: Annotated[bool, Meta(description="replace vault files that differ")] = False
+    dry_run: Annotated[bool, Meta(description="report what would be written; write nothing")] = (
+        False
+    )
+    allow_literal_secret: Annotated[
+        bool,
+        Meta(
+            description="keep secrets' values as they are; by default a server's become "
+            "${VAR} references and an agent holding one is not imported"
+        ),
+    ] = False
+    wait: Annotated[bool, Meta(description="wait until the database has synced the files")] = True
+
+
+class ImportedFile(msgspec.Struct, frozen=True, kw_only=True):
+    kind: Annotated[str, Meta(description="profile or mcp-server")]
+    name: str
+    path: Annotated[str, Meta(description="relative to the vault")]
+    status: Annotated[str, Meta(description="created, overwritten, unchanged or skipped")]
+
+
+class ImportResult(msgspec.Struct, frozen=True, kw_only=True):
+    """Every vault file the import wrote, would write or left alone, every field it could
+    not carry over, the vault's diagnostics on what it wrote, and whether the database has
+    synced what was written."""
+
+    files: list[ImportedFile]
+    losses: list[Loss]
+    diagnostics: list[Diagnostic]
+    refused: bool
+    dry_run: bool
+    synced: bool
+
+    @property
+    def ok(self) -> bool:
+        return not any(d.is_error for d in self.diagnostics)
+
+
+def import_from_harness(ctx: RosterContext, params: ImportFromHarnessParams) -> ImportResult:
+    """Write the agents a harness would load into the vault as profile.md files."""
+    from agent_roster.commands.writes import synced_all
+
+    report = import_agents(
+        ctx.vault,
+        params.harness,
+        workspace=params.workspace,
+        home=params.home,
+        project=params.project,
+        overwrite=params.overwrite,
+        dry_run=params.dry_run,
+        allow_literal_secret=params.allow_literal_secret,
+    )
+    layout = ctx.layout
+    written: list[tuple[Path, str | None]] = []
+    if not params.dry_run:
+        for item in report.files:
+            if item.status in ("created", "overwritten"):
+                path = layout.root / item.path
+                written.append((path, content_hash(read_in_vault(layout, path))))
+    return ImportResult(
+        files=[ImportedFile(**item._asdict()) for item in report.files],
+        losses=list(report.losses),
+        diagnostics=list(report.diagnostics),
+        refused=report.refused,
+        dry_run=report.dry_run,
+        synced=not params.dry_run and synced_all(ctx, written, params.wait),
+    )
+
+
+def discover(
     harness: str,
     *,
     workspace: str | os.PathLike[str] | None = None,
@@ -84,15 +200,6 @@ class ImportReport(NamedTuple):
     def ok(self) -> bool:
         return not any(d.is_error for d in self.diagnostics)
 
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "files": [f._asdict() for f in self.files],
-            "losses": [loss.to_dict() for loss in self.losses],
-            "diagnostics": [d.to_dict() for d in self.diagnostics],
-            "refused": self.refused,
-            "dry_run": self.dry_run,
-        }
-
 
 def import_agents(
     vault: str | os.PathLike[str],
@@ -109,7 +216,7 @@ def import_agents(
     overrides and registry); literal secrets as the module docstring says."""
     if project is not None:
         check_segment(project, "project id")
-    found = discover_agents(harness, workspace=workspace, home=home)
+    found = discover(harness, workspace=workspace, home=home)
     run = _Import(VaultLayout(vault), project, overwrite=overwrite, dry_run=dry_run)
     run.allow_literal_secret = allow_literal_secret
     run.diagnostics.extend(found.diagnostics)

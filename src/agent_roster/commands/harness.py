@@ -16,9 +16,10 @@ import contextlib
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Annotated, NamedTuple
 
 import msgspec
+from msgspec import Meta
 
 from agent_roster.codecs import codec_names, get_codec
 from agent_roster.codecs.base import Codec, Loss, RenderRequest, Scope
@@ -48,6 +49,9 @@ from agent_roster.resolve.index import ProfileIndex
 from agent_roster.vault.loader import load_vault
 from agent_roster.vault.paths import check_segment
 
+if TYPE_CHECKING:
+    from agent_roster.commands.context import RosterContext
+
 __all__ = [
     "CREATED",
     "KEPT",
@@ -60,6 +64,7 @@ __all__ = [
     "RenderReport",
     "load_effective",
     "render_agents",
+    "render_to_harness",
 ]
 
 
@@ -157,18 +162,94 @@ class RenderReport(NamedTuple):
             return False
         return not (self.check and self.changed)
 
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "files": [
-                {"harness": f.harness, "path": f.path, "status": f.status}
-                | ({"note": f.note} if f.note else {})
-                for f in self.files
-            ],
-            "losses": [loss.to_dict() for loss in self.losses],
-            "diagnostics": [d.to_dict() for d in self.diagnostics],
-            "check": self.check,
-            "dry_run": self.dry_run,
-        }
+
+class RenderToHarnessParams(msgspec.Struct, frozen=True, kw_only=True):
+    to: Annotated[list[str], Meta(min_length=1, description="the harnesses to render to")]
+    ids: Annotated[list[str], Meta(description="the profiles to render (default: all)")] = []
+    scope: Annotated[
+        str, Meta(description="project (the workspace's files) or user (the home's)")
+    ] = "project"
+    out: Annotated[
+        str | None,
+        Meta(
+            description="the workspace or home folder to write under (default: the current "
+            "folder, or your home)"
+        ),
+    ] = None
+    project: Annotated[str | None, Meta(description="render as they apply in this project")] = None
+    check: Annotated[bool, Meta(description="write nothing; report what differs")] = False
+    dry_run: Annotated[bool, Meta(description="write nothing; include diffs")] = False
+    prune: Annotated[
+        bool, Meta(description="delete files an earlier render wrote that this one does not")
+    ] = False
+    options: Annotated[
+        list[str], Meta(description="harness render options, HARNESS.NAME=VALUE")
+    ] = []
+    allow_widening: Annotated[
+        bool,
+        Meta(
+            description="write an agent the harness would let do more than its profile, "
+            "reporting each call that widens (default: narrowed or refused)"
+        ),
+    ] = False
+
+
+class RenderedFile(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    harness: str
+    path: str
+    status: Annotated[str, Meta(description="created, updated, unchanged, stale, removed or kept")]
+    note: str = ""
+    diff: Annotated[str, Meta(description="a unified diff (dry run)")] = ""
+
+
+class RenderResult(msgspec.Struct, frozen=True, kw_only=True):
+    """Every native file and what happened to it (under check or dry run: what would),
+    every field a harness cannot hold (translated, embedded or dropped), and the vault's
+    and the harnesses' diagnostics."""
+
+    files: list[RenderedFile]
+    losses: list[Loss]
+    diagnostics: list[Diagnostic]
+    check: bool
+    dry_run: bool
+
+    @property
+    def changed(self) -> list[RenderedFile]:
+        return [f for f in self.files if f.status != UNCHANGED]
+
+    @property
+    def ok(self) -> bool:
+        """No errors, and under ``check`` nothing on disk differs."""
+        if any(d.is_error for d in self.diagnostics):
+            return False
+        return not (self.check and self.changed)
+
+
+def render_to_harness(ctx: RosterContext, params: RenderToHarnessParams) -> RenderResult:
+    """Render profiles as each harness's native agent files, reporting what cannot carry."""
+    report = render_agents(
+        ctx.vault,
+        params.to,
+        scope=params.scope,
+        out=params.out,
+        ids=params.ids,
+        project=params.project,
+        check=params.check,
+        dry_run=params.dry_run,
+        prune=params.prune,
+        options=params.options,
+        allow_widening=params.allow_widening,
+    )
+    return RenderResult(
+        files=[
+            RenderedFile(harness=f.harness, path=f.path, status=f.status, note=f.note, diff=f.diff)
+            for f in report.files
+        ],
+        losses=list(report.losses),
+        diagnostics=list(report.diagnostics),
+        check=report.check,
+        dry_run=report.dry_run,
+    )
 
 
 def default_out(scope: Scope) -> Path:

@@ -172,16 +172,9 @@ def _freshness(
 
 
 def _active_servers(ctx: RosterContext, project: str | None) -> list[McpServer]:
-    from agent_roster.commands.mcp_registry import list_mcp_servers
+    from agent_roster.commands.mcp_registry import active_servers
 
-    if project is not None:
-        check_segment(project, "project id")
-    listed = list_mcp_servers(ctx.vault, project)
-    return [
-        row.server
-        for row in listed.rows
-        if row.active and row.server is not None and not row.server.builtin
-    ]
+    return active_servers(ctx, project)
 
 
 def _probe_and_store(

@@ -1,17 +1,16 @@
 """System profile CRUD (seed 001 "Profile CRUD"): list, get, create, edit, delete.
 
-Every write goes through the markdown file (seed 000 §3), never the database: create renders
-a new ``agent-types/<id>/profile.md``, edit patches only the touched frontmatter key, JSON
-member or prose section in place (:mod:`agent_roster.vault.patch`), delete removes the file.
-Each edit and delete carries the content hash the caller read (``base_hash``); a file that
-changed since is refused with a ``conflict`` error, never overwritten. A write whose result
-would not parse cleanly is refused with the exact location and leaves the file untouched.
+Every write goes through the markdown file (seed 000 §3, :mod:`.writes`), never the
+database: create renders a new ``agent-types/<id>/profile.md``, edit patches only the
+touched frontmatter key, JSON member or prose section in place (:mod:`agent_roster.vault.patch`),
+delete removes the file. Each edit and delete carries the content hash the caller read
+(``base_hash``); a file that changed since is refused with a ``conflict`` error, never
+overwritten. A write whose result would not parse cleanly is refused with the exact location
+and leaves the file untouched; ``synced`` says whether the database has the change.
 
-After a write the database is brought in step: in the daemon the watcher syncs the file and
-the command waits for it (``synced`` says whether it arrived in time); elsewhere the command
-syncs the vault itself. Delete also clears ``tasks.profile_id`` and
-``projects.default_profile_id`` that name the profile (seed 001), which live only in the
-database.
+Delete also clears ``tasks.profile_id`` and ``projects.default_profile_id`` that name the
+profile (seed 001), which live only in the database: that is the one database write here,
+the cascade of the file's removal.
 """
 
 from __future__ import annotations
@@ -23,8 +22,14 @@ from msgspec import UNSET, Meta, UnsetType
 
 from agent_roster import literal_secrets
 from agent_roster.commands.context import RosterContext
+from agent_roster.commands.writes import AllowLiteralSecret, BaseHash, Wait, check_base, synced
 from agent_roster.diagnostics import Diagnostic, did_you_mean
-from agent_roster.errors import ConflictError, InvalidDocumentError, NotFoundError, UsageError
+from agent_roster.errors import (
+    InvalidDocumentError,
+    NotFoundError,
+    PathOutsideVaultError,
+    UsageError,
+)
 from agent_roster.vault import patch
 from agent_roster.vault.guard import read_in_vault
 from agent_roster.vault.paths import EntryKind, check_segment
@@ -33,22 +38,10 @@ from agent_roster.vault.profile_parser import parse_profile
 from agent_roster.vault.writer import content_hash, write_in_vault
 
 ProfileId = Annotated[str, Meta(description="the profile id: its folder under agent-types/")]
-BaseHash = Annotated[
-    str,
-    Meta(
-        description="content_hash of the file as the caller last read it (get_profile); "
-        "the write is refused as a conflict when the file has changed since"
-    ),
-]
-Wait = Annotated[
-    bool, Meta(description="wait until the database has synced the change (daemon only)")
-]
+ProjectId = Annotated[str | None, Meta(description="read the project's override instead")]
 ProfileJson = Annotated[
     dict[str, Any], Meta(description="the profile's JSON form (as 'roster show --json')")
 ]
-
-#: How long a write waits for the daemon's watcher to sync it.
-SYNC_WAIT_SECONDS = 5.0
 
 
 # -- results ------------------------------------------------------------------------------
@@ -69,14 +62,21 @@ class ProfileList(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class ProfileFile(msgspec.Struct, frozen=True, kw_only=True):
-    """A profile as its file defines it now: ``profile`` is ``None`` when the file has
-    errors (they are in ``diagnostics``); ``content_hash`` is what an edit must send back."""
+    """A profile as its file defines it now, with the file's ``diagnostics``: with errors,
+    ``profile`` is what could be read (``None`` when nothing could) and ``ok`` is false;
+    ``content_hash`` is what an edit must send back."""
 
     id: str
+    project: str | None
     path: str
     content_hash: str
     profile: ProfileJson | None
     diagnostics: list[Diagnostic]
+
+    @property
+    def ok(self) -> bool:
+        """The file defines a profile without errors."""
+        return self.profile is not None and not any(d.is_error for d in self.diagnostics)
 
 
 class Written(msgspec.Struct, frozen=True, kw_only=True):
@@ -93,12 +93,13 @@ class Written(msgspec.Struct, frozen=True, kw_only=True):
 
 class Deleted(msgspec.Struct, frozen=True, kw_only=True):
     """What delete removed: vault paths, and the tasks and projects that named the profile
-    (their profile reference is now cleared)."""
+    (their profile reference is now cleared); ``synced``: the database row is gone."""
 
     id: str
     removed: list[str]
     cleared_tasks: list[str]
     cleared_projects: list[str]
+    synced: bool
 
 
 # -- parameters ---------------------------------------------------------------------------
@@ -108,6 +109,7 @@ class ListProfilesParams(msgspec.Struct, frozen=True, kw_only=True):
 
 class GetProfileParams(msgspec.Struct, frozen=True, kw_only=True):
     id: ProfileId
+    project: ProjectId = None
 
 
 class ProfileFields(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
@@ -137,13 +139,7 @@ class ProfileFields(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=Tru
         dict[str, str | None] | UnsetType,
         Meta(description="prose sections by heading (Role, Rules, ...); null removes one"),
     ] = UNSET
-    allow_literal_secret: Annotated[
-        bool,
-        Meta(
-            description="write a secret's value (a token, a key) into the vault as given; "
-            "refused by default: write a ${VAR} reference instead"
-        ),
-    ] = False
+    allow_literal_secret: AllowLiteralSecret = False
 
 
 class CreateProfileParams(ProfileFields, frozen=True, kw_only=True):
@@ -185,18 +181,22 @@ def list_profiles(ctx: RosterContext, params: ListProfilesParams) -> ProfileList
 
 def get_profile(ctx: RosterContext, params: GetProfileParams) -> ProfileFile:
     """Show one profile in full as its file defines it, with the hash an edit must send."""
+    from agent_roster.commands.show import show_profile
+
     layout = ctx.layout
-    path = layout.profile_path(check_segment(params.id, "profile id"))
-    rel = layout.relative(path)
-    text, source = _read(ctx, params.id)
-    parsed = parse_profile(text, path=rel, expected_id=params.id)
-    profile = parsed.profile.to_json_dict() if parsed.ok and parsed.profile else None
+    path = layout.profile_path(check_segment(params.id, "profile id"), params.project)
+    shown = show_profile(ctx.vault, params.id, project=params.project)
+    if shown.profile is None:
+        for found in shown.diagnostics:
+            if found.code == "path-outside-vault":  # never served, on any surface
+                raise PathOutsideVaultError(found.message, found, hint=found.hint)
     return ProfileFile(
         id=params.id,
-        path=rel,
-        content_hash=content_hash(source.raw),
-        profile=profile,
-        diagnostics=list(parsed.diagnostics),
+        project=params.project,
+        path=layout.relative(path),
+        content_hash=shown.content_hash,
+        profile=shown.profile.to_json_dict() if shown.profile is not None else None,
+        diagnostics=list(shown.diagnostics),
     )
 
 
@@ -213,11 +213,11 @@ def create_profile(ctx: RosterContext, params: CreateProfileParams) -> Written:
             f"profile {ident!r} already exists ({rel})",
             hint="change it with edit_profile, or delete it first",
         )
-    _refuse_literal_secrets(params, rel)
+    refuse_literal_secrets(params, rel, params.id)
     name = params.name if isinstance(params.name, str) else ident
     skeleton = AgentProfile(id=ident, name=name, source=rel)
     text = _skeleton_text(skeleton)
-    edits = _edits(params, creating=True)
+    edits = edits_for(params, creating=True)
     patched = patch.apply_edits(text, edits, path=rel, expected_id=ident) if edits else None
     text = patched.text if patched else text
     parsed = parse_profile(text, path=rel, expected_id=ident)
@@ -233,7 +233,7 @@ def create_profile(ctx: RosterContext, params: CreateProfileParams) -> Written:
         content_hash=digest,
         changed=True,
         diagnostics=list(parsed.diagnostics),
-        synced=_synced(ctx, path, digest, params.wait),
+        synced=synced(ctx, path, digest, params.wait),
     )
 
 
@@ -241,11 +241,11 @@ def edit_profile(ctx: RosterContext, params: EditProfileParams) -> Written:
     """Change fields of a profile in place; everything else in the file stays byte for byte."""
     layout = ctx.layout
     ident = check_segment(params.id, "profile id")
-    edits = _edits(params, creating=False)
+    edits = edits_for(params, creating=False)
     if not edits:
         raise UsageError("nothing to change", hint="give at least one field to set")
     _read(ctx, ident)  # a clear not-found before anything else
-    _refuse_literal_secrets(params, layout.relative(layout.profile_path(ident)))
+    refuse_literal_secrets(params, layout.relative(layout.profile_path(ident)), ident)
     patched = patch.patch_profile(layout, ident, edits, base_hash=params.base_hash)
     path = layout.profile_path(ident)
     digest = content_hash(read_in_vault(layout, path)) if patched.changed else params.base_hash
@@ -255,7 +255,7 @@ def edit_profile(ctx: RosterContext, params: EditProfileParams) -> Written:
         content_hash=digest,
         changed=patched.changed,
         diagnostics=list(patched.diagnostics),
-        synced=_synced(ctx, path, digest, params.wait) if patched.changed else True,
+        synced=synced(ctx, path, digest, params.wait) if patched.changed else True,
     )
 
 
@@ -267,17 +267,27 @@ def delete_profile(ctx: RosterContext, params: DeleteProfileParams) -> Deleted:
     ident = check_segment(params.id, "profile id")
     path = layout.profile_path(ident)
     _text, source = _read(ctx, ident)
-    if content_hash(source.raw) != params.base_hash:
-        raise ConflictError(
-            f"{layout.relative(path)} changed since it was read; nothing was deleted",
-            hint="read it again (get_profile) and retry with its content_hash",
-        )
+    check_base(layout, path, source.raw, params.base_hash, "deleted")
     store = ctx.store()
-    tasks = [t.id for t in store.list_tasks() if t.profile_id == ident]
-    projects = [p.id for p in store.list_projects() if p.default_profile_id == ident]
+    tasks = [t for t in store.list_tasks() if t.profile_id == ident]
+    projects = [p for p in store.list_projects() if p.default_profile_id == ident]
     removed = remove_file(layout, path, folders=1)
+    # The cascade (seed 001): the row goes, and the references to it are cleared.
     store.delete_profile(ident)
-    return Deleted(id=ident, removed=list(removed), cleared_tasks=tasks, cleared_projects=projects)
+    if ctx.live is not None:
+        index = ctx.live.index()
+        index.apply(removed_profiles=[(ident, None)])
+        for task in tasks:
+            index.task_profiles[task.id] = (task.project_id, None)
+        for project in projects:
+            index.project_defaults[project.id] = None
+    return Deleted(
+        id=ident,
+        removed=list(removed),
+        cleared_tasks=[t.id for t in tasks],
+        cleared_projects=[p.id for p in projects],
+        synced=store.get_profile(ident, include_missing=True) is None,
+    )
 
 
 # -- helpers ------------------------------------------------------------------------------
@@ -297,14 +307,15 @@ def _read(ctx: RosterContext, ident: str) -> tuple[str, patch.Source]:
     return patch.read_text(layout, path)
 
 
-def _refuse_literal_secrets(fields: ProfileFields, target: str) -> None:
-    """No literal secret among the values to write, unless the caller allows it."""
+def refuse_literal_secrets(fields: ProfileFields, target: str, owner: str) -> None:
+    """No literal secret among the values to write, unless the caller allows it
+    (``owner``, the profile id, names the variable to use instead)."""
     values = {
         f: getattr(fields, f)
         for f in ProfileFields.__struct_fields__
         if f != "allow_literal_secret" and getattr(fields, f) not in (UNSET, None)
     }
-    found = literal_secrets.find(values, owner=getattr(fields, "id", ""))
+    found = literal_secrets.find(values, owner=owner)
     literal_secrets.refuse(found, target=target, allow=fields.allow_literal_secret)
 
 
@@ -314,7 +325,7 @@ def _skeleton_text(profile: Any) -> str:
     return render_profile(profile)
 
 
-def _edits(fields: ProfileFields, *, creating: bool) -> list[patch.Edit]:
+def edits_for(fields: ProfileFields, *, creating: bool) -> list[patch.Edit]:
     """The in-place edits ``fields`` asks for, Config first."""
     edits: list[patch.Edit] = []
     set_ = {
@@ -363,16 +374,3 @@ def _edits(fields: ProfileFields, *, creating: bool) -> list[patch.Edit]:
             patch.remove_section(heading) if body is None else patch.set_section(heading, body)
         )
     return edits
-
-
-def _synced(ctx: RosterContext, path: Any, digest: str, wait: bool) -> bool:
-    """Bring the database in step with a write: the daemon's watcher (waited for), or a
-    sync run here. True when the database holds the file's new content."""
-    if ctx.live is not None:
-        return wait and ctx.live.wait_synced(path, digest, SYNC_WAIT_SECONDS)
-    from agent_roster.sync.engine import SyncEngine
-
-    store = ctx.store()
-    SyncEngine(store, ctx.vault, embedded=ctx.config().embedded.name).sync()
-    rel = ctx.layout.relative(path)
-    return any(s.source_path == rel and s.content_hash == digest for s in store.profile_states())

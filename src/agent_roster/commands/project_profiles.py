@@ -1,8 +1,9 @@
 """Project-scoped profile commands (seed 001 "Project-Scoped Profile CRUD").
 
 A project override is ``projects/<pid>/agent-types/<id>/profile.md``: a partial profile
-merged field by field over the system profile of the same id (issue 4, item 2). These
-commands work on the vault alone (the source of truth), never on the database:
+merged field by field over the system profile of the same id (issue 4, item 2). The vault
+is the source of truth: these commands read and write its files (writes as :mod:`.writes`
+says: in place, against a ``base_hash``, then synced), never the database rows:
 
 * ``list_project_profiles``: per agent type, ``override`` (both files), ``inherit`` (system
   only) or ``no-default`` (an override with no system profile under it);
@@ -12,7 +13,8 @@ commands work on the vault alone (the source of truth), never on the database:
   so the prompt keeps following the global profile;
 * ``edit_project_profile``: in-place patches (:mod:`agent_roster.vault.patch`);
 * ``delete_project_profile``: removes the file (and its folder when empty). There is no flat
-  legacy layout that could bring it back, and the next sync marks its row missing;
+  legacy layout that could bring it back (the seed's system cleaned up both layouts so a
+  stray file could not resurrect; ours has one), and the sync marks its row missing;
 * ``show_effective_profile``: the merged profile with the origin of every field, computed by
   :class:`~agent_roster.resolve.index.ProfileIndex` from the files involved (the override,
   the system profile and its ``extends`` chain, the MCP servers named), parsed now. A file
@@ -21,11 +23,13 @@ commands work on the vault alone (the source of truth), never on the database:
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import Annotated, Any
 
-from agent_roster import literal_secrets
+import msgspec
+from msgspec import Meta
+
+from agent_roster.commands.context import RosterContext
+from agent_roster.commands.profiles import ProfileFields, edits_for, refuse_literal_secrets
 from agent_roster.commands.project_files import (
     INHERIT,
     NO_DEFAULT,
@@ -35,19 +39,18 @@ from agent_roster.commands.project_files import (
     remove_file,
     seed_text,
 )
+from agent_roster.commands.writes import BaseHash, Wait, check_base, synced
 from agent_roster.diagnostics import Diagnostic, did_you_mean, list_profiles_hint
 from agent_roster.errors import InvalidDocumentError, NotFoundError, UsageError
-from agent_roster.model.mcp import McpServer
 from agent_roster.model.profile import AgentProfile
 from agent_roster.redact import server_dict
 from agent_roster.resolve.config import RosterConfig, load_config
-from agent_roster.resolve.index import ProfileIndex
-from agent_roster.resolve.merge import Origins
+from agent_roster.resolve.index import Effective, ProfileIndex
 from agent_roster.vault import patch
+from agent_roster.vault.guard import read_in_vault
 from agent_roster.vault.paths import EntryKind, VaultLayout, check_segment
-from agent_roster.vault.profile_blocks import CONFIG_KEYS
 from agent_roster.vault.profile_parser import parse_profile
-from agent_roster.vault.writer import write_in_vault
+from agent_roster.vault.writer import content_hash, write_in_vault
 
 __all__ = [
     "INHERIT",
@@ -60,77 +63,99 @@ __all__ = [
     "show_effective_profile",
 ]
 
+ProjectId = Annotated[str, Meta(description="the project id (its folder under projects/)")]
+AgentType = Annotated[str, Meta(description="the agent type: the profile id it overrides")]
 
-class AgentTypeRow(NamedTuple):
+
+# -- results ------------------------------------------------------------------------------
+class AgentTypeRow(msgspec.Struct, frozen=True, kw_only=True):
     agent_type: str
-    status: str
+    status: Annotated[str, Meta(description="override, inherit or no-default")]
     system_path: str | None
     override_path: str | None
 
-    def to_dict(self) -> dict[str, Any]:
-        return self._asdict()
 
+class ProjectProfiles(msgspec.Struct, frozen=True, kw_only=True):
+    """Every agent type of a project, with its status."""
 
-class ProjectProfiles(NamedTuple):
     project: str
-    rows: tuple[AgentTypeRow, ...]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"project": self.project, "agent_types": [r.to_dict() for r in self.rows]}
+    agent_types: list[AgentTypeRow]
 
 
-class Written(NamedTuple):
+class Written(msgspec.Struct, frozen=True, kw_only=True):
     """A created or edited override: its path, whether the file changed, which fields were
-    seeded (create), and the file's warnings."""
+    seeded (create), the file's warnings, its new ``content_hash`` (for the next edit) and
+    whether the database has synced it."""
 
     path: str
     changed: bool
-    seeded: tuple[str, ...]
-    diagnostics: tuple[Diagnostic, ...]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "path": self.path,
-            "changed": self.changed,
-            "seeded": list(self.seeded),
-            "diagnostics": [d.to_dict() for d in self.diagnostics],
-        }
+    seeded: list[str]
+    diagnostics: list[Diagnostic]
+    content_hash: str
+    synced: bool
 
 
-class Removed(NamedTuple):
-    removed: tuple[str, ...]
+class Removed(msgspec.Struct, frozen=True, kw_only=True):
+    """The vault paths a delete removed (folders end with ``/``), and whether the database
+    has seen the file gone."""
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"removed": list(self.removed)}
+    removed: list[str]
+    synced: bool
 
 
-class EffectiveProfile(NamedTuple):
-    """The profile ``agent_type`` as it applies in ``project``."""
+class Origin(msgspec.Struct, frozen=True, kw_only=True):
+    path: str
+    section: str
+
+
+class EffectiveProfile(msgspec.Struct, frozen=True, kw_only=True):
+    """The profile ``agent_type`` as it applies in ``project``: merged, with the file and
+    section every field comes from, the MCP servers it resolves to (secrets redacted), and
+    the files left out for their errors."""
 
     project: str
     agent_type: str
     status: str
-    profile: AgentProfile
-    origins: Origins
-    servers: tuple[McpServer, ...]
-    warnings: tuple[str, ...]
-    diagnostics: tuple[Diagnostic, ...]
     system_path: str | None
     override_path: str | None
+    profile: Annotated[dict[str, Any], Meta(description="the effective profile's JSON form")]
+    origins: dict[str, Origin]
+    servers: Annotated[list[dict[str, Any]], Meta(description="MCP servers, secrets redacted")]
+    warnings: list[str]
+    diagnostics: list[Diagnostic]
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "project": self.project,
-            "agent_type": self.agent_type,
-            "status": self.status,
-            "system_path": self.system_path,
-            "override_path": self.override_path,
-            "profile": self.profile.to_json_dict(),
-            "origins": {k: v.to_dict() for k, v in sorted(self.origins.items())},
-            "servers": [server_dict(s) for s in self.servers],
-            "warnings": list(self.warnings),
-            "diagnostics": [d.to_dict() for d in self.diagnostics],
-        }
+
+# -- parameters ---------------------------------------------------------------------------
+class ListProjectProfilesParams(msgspec.Struct, frozen=True, kw_only=True):
+    project: ProjectId
+
+
+class CreateProjectProfileParams(msgspec.Struct, frozen=True, kw_only=True):
+    project: ProjectId
+    agent_type: AgentType
+    seed_from_global: Annotated[
+        bool, Meta(description="copy the system profile's settings (not its prose)")
+    ] = False
+    wait: Wait = True
+
+
+class EditProjectProfileParams(ProfileFields, frozen=True, kw_only=True):
+    project: ProjectId
+    agent_type: AgentType
+    base_hash: BaseHash
+    wait: Wait = True
+
+
+class DeleteProjectProfileParams(msgspec.Struct, frozen=True, kw_only=True):
+    project: ProjectId
+    agent_type: AgentType
+    base_hash: BaseHash
+    wait: Wait = True
+
+
+class ShowEffectiveProfileParams(msgspec.Struct, frozen=True, kw_only=True):
+    project: ProjectId
+    agent_type: AgentType
 
 
 def _status(has_system: bool, has_override: bool) -> str:
@@ -143,10 +168,10 @@ def _rel(layout: VaultLayout, profile_id: str, project: str | None) -> str:
     return layout.profile_path(profile_id, project).relative_to(layout.root).as_posix()
 
 
-def list_project_profiles(vault: str | os.PathLike[str], project: str) -> ProjectProfiles:
-    """Every system agent type and every override of ``project``, with its status."""
-    layout = VaultLayout(vault)
-    check_segment(project, "project id")
+def list_project_profiles(ctx: RosterContext, params: ListProjectProfilesParams) -> ProjectProfiles:
+    """List each agent type of a project: override, inherit or no-default."""
+    layout = ctx.layout
+    project = check_segment(params.project, "project id")
     system: set[str] = set()
     overrides: set[str] = set()
     for scanned in layout.iter_entries():
@@ -155,40 +180,37 @@ def list_project_profiles(vault: str | os.PathLike[str], project: str) -> Projec
             system.add(entry.id)
         elif entry.kind is EntryKind.PROFILE and entry.project == project:
             overrides.add(entry.id)
-    rows = []
-    for ident in sorted(system | overrides):
-        status = _status(ident in system, ident in overrides)
-        rows.append(
-            AgentTypeRow(
-                ident,
-                status,
-                _rel(layout, ident, None) if ident in system else None,
-                _rel(layout, ident, project) if ident in overrides else None,
-            )
+    rows = [
+        AgentTypeRow(
+            agent_type=ident,
+            status=_status(ident in system, ident in overrides),
+            system_path=_rel(layout, ident, None) if ident in system else None,
+            override_path=_rel(layout, ident, project) if ident in overrides else None,
         )
-    return ProjectProfiles(project, tuple(rows))
+        for ident in sorted(system | overrides)
+    ]
+    return ProjectProfiles(project=project, agent_types=rows)
 
 
-def create_project_profile(
-    vault: str | os.PathLike[str], project: str, agent_type: str, seed_from_global: bool = False
-) -> Written:
-    """Write a new partial override; refuses when the file exists."""
-    layout = VaultLayout(vault)
-    check_segment(project, "project id")
+def create_project_profile(ctx: RosterContext, params: CreateProjectProfileParams) -> Written:
+    """Create a project override of an agent type, optionally seeded from the system one."""
+    layout = ctx.layout
+    project = check_segment(params.project, "project id")
+    agent_type = check_segment(params.agent_type, "profile id")
     path = layout.profile_path(agent_type, project)
     rel = _rel(layout, agent_type, project)
     if path.exists():
         raise UsageError(
             f"{rel} already exists",
-            hint="edit it with 'roster project-profile edit', or delete it first",
+            hint="edit it with edit_project_profile, or delete it first",
         )
     base: AgentProfile | None = None
-    if seed_from_global:
+    if params.seed_from_global:
         loaded = load_for(layout, agent_type, None)
         if not loaded.system:
             raise NotFoundError(
                 f"cannot seed from agent-types/{agent_type}/profile.md: it does not exist",
-                hint=did_you_mean(agent_type, _system_ids(layout)) or "create without --seed",
+                hint=did_you_mean(agent_type, _system_ids(layout)) or "create it without seeding",
             )
         if loaded.diagnostics:
             raise InvalidDocumentError(
@@ -202,7 +224,15 @@ def create_project_profile(
         raise InvalidDocumentError(f"the seeded {rel} would have errors", parsed.diagnostics)
     if not write_in_vault(layout, path, text):
         raise UsageError(f"{rel} already exists")
-    return Written(rel, True, seeded, parsed.diagnostics)
+    digest = content_hash(text.encode())
+    return Written(
+        path=rel,
+        changed=True,
+        seeded=list(seeded),
+        diagnostics=list(parsed.diagnostics),
+        content_hash=digest,
+        synced=synced(ctx, path, digest, params.wait),
+    )
 
 
 def _system_chain(profiles: tuple[AgentProfile, ...], agent_type: str) -> AgentProfile:
@@ -222,112 +252,88 @@ def _system_ids(layout: VaultLayout) -> list[str]:
     ]
 
 
-_FRONTMATTER = ("name", "description", "tags")
-_FIELDS = (
-    *_FRONTMATTER,
-    "allowed_tools",
-    "tools_exact",
-    "denied_tools",
-    "mcp_servers",
-    "install",
-    "sections",
-)
-
-
-def edit_project_profile(
-    vault: str | os.PathLike[str],
-    project: str,
-    agent_type: str,
-    *,
-    config: Mapping[str, Any] | None = None,
-    allow_literal_secret: bool = False,
-    **fields: Any,
-) -> Written:
-    """Patch an existing override in place. ``config`` maps Config keys to JSON values
-    (``None`` removes the key; Config keys may also be passed directly, ``model="x"``).
-    ``fields``: ``name``, ``description``, ``tags`` (frontmatter), ``allowed_tools``,
-    ``tools_exact``, ``denied_tools``, ``mcp_servers`` (lists), ``install`` ({list name: list}) and
-    ``sections`` ({heading: body}); ``None`` removes what it names. A literal secret among
-    the new values is refused unless ``allow_literal_secret`` (``literal_secrets``)."""
-    layout = VaultLayout(vault)
-    check_segment(project, "project id")
-    config = dict(config or {})
-    literal_secrets.refuse(
-        literal_secrets.find({"config": config, **fields}, owner=agent_type),
-        target=_rel(layout, agent_type, project),
-        allow=allow_literal_secret,
-    )
-    edits: list[patch.Edit] = []
-    tools: dict[str, Any] = {}
-    for name, value in fields.items():
-        if name in CONFIG_KEYS:
-            config[name] = value
-        elif name in _FRONTMATTER:
-            edits.append(patch.set_frontmatter(name, patch.REMOVE if value is None else value))
-        elif name in ("allowed_tools", "denied_tools"):
-            tools[name.split("_")[0]] = patch.REMOVE if value is None else value
-        elif name == "tools_exact":
-            tools["exact"] = patch.REMOVE if value is None else value
-        elif name == "mcp_servers":
-            edits.append(patch.set_mcp_servers(patch.REMOVE if value is None else value))
-        elif name == "install":
-            lists = value or {}
-            edits.append(
-                patch.set_install({k: patch.REMOVE if v is None else v for k, v in lists.items()})
-            )
-        elif name == "sections":
-            for heading, body in (value or {}).items():
-                edits.append(
-                    patch.remove_section(heading)
-                    if body is None
-                    else patch.set_section(heading, body)
-                )
-        else:
-            hint = did_you_mean(name, (*_FIELDS, *CONFIG_KEYS))
-            raise UsageError(f"{name!r} is not a field an override can edit", hint=hint)
-    if tools:
-        edits.append(patch.set_tools(**tools))
-    if config:
-        edits.insert(
-            0, patch.set_config({k: patch.REMOVE if v is None else v for k, v in config.items()})
-        )
+def edit_project_profile(ctx: RosterContext, params: EditProjectProfileParams) -> Written:
+    """Change fields of a project override in place; everything else stays byte for byte.
+    A literal secret among the new values is refused unless ``allow_literal_secret``."""
+    layout = ctx.layout
+    project = check_segment(params.project, "project id")
+    agent_type = check_segment(params.agent_type, "profile id")
+    refuse_literal_secrets(params, _rel(layout, agent_type, project), agent_type)
+    edits = edits_for(params, creating=False)
     if not edits:
         raise UsageError("nothing to change", hint="give a Config key or a field to set")
+    path = layout.profile_path(agent_type, project)
     rel = _rel(layout, agent_type, project)
-    if not layout.profile_path(agent_type, project).exists():
+    if not path.exists():
         raise NotFoundError(
             f"project {project!r} has no override of {agent_type!r} ({rel} does not exist)",
-            hint="create it with 'roster project-profile create'",
+            hint="create it with create_project_profile",
         )
-    patched = patch.patch_profile(layout, agent_type, edits, project=project)
-    return Written(rel, patched.changed, (), patched.diagnostics)
+    patched = patch.patch_profile(
+        layout, agent_type, edits, project=project, base_hash=params.base_hash
+    )
+    digest = content_hash(read_in_vault(layout, path)) if patched.changed else params.base_hash
+    return Written(
+        path=rel,
+        changed=patched.changed,
+        seeded=[],
+        diagnostics=list(patched.diagnostics),
+        content_hash=digest,
+        synced=synced(ctx, path, digest, params.wait) if patched.changed else True,
+    )
 
 
-def delete_project_profile(vault: str | os.PathLike[str], project: str, agent_type: str) -> Removed:
-    """Remove the override file, then its folder and ``agent-types/`` when left empty."""
-    layout = VaultLayout(vault)
-    check_segment(project, "project id")
+def delete_project_profile(ctx: RosterContext, params: DeleteProjectProfileParams) -> Removed:
+    """Delete a project override; the agent type inherits the system profile again."""
+    layout = ctx.layout
+    project = check_segment(params.project, "project id")
+    agent_type = check_segment(params.agent_type, "profile id")
     path = layout.profile_path(agent_type, project)
-    if not path.exists():
+    try:
+        raw = read_in_vault(layout, path)
+    except FileNotFoundError:
         raise NotFoundError(
             f"project {project!r} has no override of {agent_type!r} "
             f"({_rel(layout, agent_type, project)} does not exist)"
-        )
-    return Removed(remove_file(layout, path))
+        ) from None
+    check_base(layout, path, raw, params.base_hash, "deleted")
+    removed = remove_file(layout, path)
+    return Removed(removed=list(removed), synced=synced(ctx, path, None, params.wait))
 
 
 def show_effective_profile(
-    vault: str | os.PathLike[str], project: str, agent_type: str
+    ctx: RosterContext, params: ShowEffectiveProfileParams
 ) -> EffectiveProfile:
-    """The effective profile of ``agent_type`` in ``project``, with origins and status."""
-    layout = VaultLayout(vault)
+    """Resolve a project and agent type to the effective profile, with every field's origin."""
+    layout = ctx.layout
+    project = check_segment(params.project, "project id")
+    agent_type = params.agent_type
+    found, loaded = effective_in(layout, agent_type, project)
+    # found.warnings covers the extends chain and MCP names the registry lacks.
+    return EffectiveProfile(
+        project=project,
+        agent_type=agent_type,
+        status=_status(found.has_system, found.has_override),
+        system_path=_rel(layout, agent_type, None) if loaded.system else None,
+        override_path=_rel(layout, agent_type, project) if loaded.override else None,
+        profile=found.profile.to_json_dict(),
+        origins={
+            k: Origin(path=v.path, section=v.section) for k, v in sorted(found.origins.items())
+        },
+        servers=[server_dict(s) for s in found.servers],
+        warnings=[*loaded.warnings, *found.warnings],
+        diagnostics=list(loaded.diagnostics),
+    )
+
+
+def effective_in(layout: VaultLayout, agent_type: str, project: str) -> tuple[Effective, Loaded]:
+    """The effective profile of ``agent_type`` in ``project`` from the files that decide
+    it, parsed now, and what was read; NotFoundError or InvalidDocumentError when there is
+    none."""
     check_segment(project, "project id")
-    loaded: Loaded = load_for(layout, agent_type, project)
-    config = load_config(vault).config
-    index = ProfileIndex(config, loaded.profiles, loaded.servers)
+    loaded = load_for(layout, agent_type, project)
+    index = ProfileIndex(load_config(layout.root).config, loaded.profiles, loaded.servers)
     found = index.effective(agent_type, project)
-    system_path = _rel(layout, agent_type, None) if loaded.system else None
-    override_path = _rel(layout, agent_type, project) if loaded.override else None
     if found is None:
         if loaded.diagnostics:
             raise InvalidDocumentError(
@@ -338,18 +344,4 @@ def show_effective_profile(
             f"no profile {agent_type!r} in project {project!r} or the system",
             hint=did_you_mean(agent_type, _system_ids(layout)) or list_profiles_hint(project),
         )
-    status = _status(found.has_system, found.has_override)
-    # found.warnings covers the extends chain and MCP names the registry lacks.
-    warnings = [*loaded.warnings, *found.warnings]
-    return EffectiveProfile(
-        project,
-        agent_type,
-        status,
-        found.profile,
-        found.origins,
-        found.servers,
-        tuple(warnings),
-        loaded.diagnostics,
-        system_path,
-        override_path,
-    )
+    return found, loaded

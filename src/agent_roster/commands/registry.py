@@ -4,9 +4,10 @@ A command is a plain typed function ``fn(ctx: RosterContext, params: P) -> R`` w
 and ``R`` are msgspec Structs: ``P``'s fields (with their ``Meta`` descriptions) are the
 parameters on every surface, ``R``'s fields are the JSON keys of the result, and the first
 line of the docstring is the summary (the MCP tool description, the OpenAPI summary and the
-CLI help). :data:`SPECS` lists them as plain data, so reading the names (the vault validator
-does, to know the embedded server's tools) imports nothing; :func:`load` imports a command's
-module only when it is about to run or be described.
+CLI help). :data:`~agent_roster.catalog.SPECS` lists them as plain data at the bottom of the
+package, so reading the names (the vault validator does, to know the embedded server's
+tools) imports no command; :func:`load` imports a command's module only when it is about to
+run or be described.
 
 Each surface is a loop over :func:`all_commands` plus its own presentation, and one test walks
 the registry and checks every surface (tests/serve/test_surfaces.py).
@@ -23,57 +24,20 @@ from typing import Any, NamedTuple
 
 import msgspec
 
+from agent_roster.catalog import NAMES, SPECS, CommandSpec
 from agent_roster.errors import UsageError
 
-
-class CommandSpec(NamedTuple):
-    """One command as data: its seed name (also the MCP tool name and the HTTP path), where
-    its function is (``module:function``), its CLI words, whether it writes (the vault or
-    the database), and for a write that carries a ``base_hash``, the command that reads the
-    current one (the CLI uses it when ``--base-hash`` is left out)."""
-
-    name: str
-    target: str
-    cli: str
-    writes: bool
-    base_from: str | None = None
-
-
-def _spec(
-    name: str, module: str, cli: str, *, writes: bool = False, base_from: str | None = None
-) -> CommandSpec:
-    return CommandSpec(name, f"agent_roster.commands.{module}:{name}", cli, writes, base_from)
-
-
-#: Seed 001 "Commands (Complete)", plus roster's own; in the order help lists them.
-SPECS: tuple[CommandSpec, ...] = (
-    # Profile CRUD, system scope
-    _spec("list_profiles", "profiles", "profile list"),
-    _spec("get_profile", "profiles", "profile get"),
-    _spec("create_profile", "profiles", "profile create", writes=True),
-    _spec("edit_profile", "profiles", "profile edit", writes=True, base_from="get_profile"),
-    _spec("delete_profile", "profiles", "profile delete", writes=True, base_from="get_profile"),
-    # Install manifest
-    _spec("check_profile", "install", "check"),
-    _spec("install_profile", "install", "install", writes=True),
-    # Export / import
-    _spec("export_profile", "share", "export"),
-    _spec("import_profile", "share", "import", writes=True),
-    # Git sources with a lock
-    _spec("source_add", "sources", "source add", writes=True),
-    _spec("source_update", "sources", "source update", writes=True),
-    _spec("source_sync", "sources", "source sync", writes=True),
-    _spec("source_remove", "sources", "source remove", writes=True),
-    _spec("source_list", "sources", "source list"),
-    # Discovery
-    _spec("list_available_tools", "available_tools", "tools"),
-    # MCP server registry: probing and the tool catalog (writes: the catalog in the database)
-    _spec("probe_mcp_server", "probe", "mcp probe", writes=True),
-    _spec("list_mcp_tool_catalog", "probe", "mcp catalog", writes=True),
-)
-
-#: The names alone, for callers that must stay import-light.
-NAMES: frozenset[str] = frozenset(spec.name for spec in SPECS)
+__all__ = [
+    "NAMES",
+    "SPECS",
+    "Command",
+    "CommandSpec",
+    "all_commands",
+    "encode",
+    "is_scalar",
+    "load",
+    "schema_of",
+]
 
 
 class Command(NamedTuple):
@@ -92,9 +56,21 @@ class Command(NamedTuple):
 
     def decode(self, raw: Mapping[str, Any] | None) -> Any:
         """``raw`` (decoded JSON, query or CLI values) as the parameter type; a
-        :class:`UsageError` naming the parameter otherwise."""
+        :class:`UsageError` naming the parameter otherwise (an unknown one too: a typo
+        must not be dropped silently and leave the command doing something else)."""
+        raw = dict(raw or {})
+        fields = self.params.__struct_fields__
+        unknown = [key for key in raw if key not in fields]
+        if unknown:
+            from agent_roster.diagnostics import did_you_mean
+
+            raise UsageError(
+                f"{self.name} has no parameter {unknown[0]!r}",
+                hint=did_you_mean(unknown[0], fields)
+                or ("its parameters: " + ", ".join(fields) if fields else "it takes none"),
+            )
         try:
-            return msgspec.convert(dict(raw or {}), self.params, strict=False)
+            return msgspec.convert(raw, self.params, strict=False)
         except msgspec.ValidationError as exc:
             raise UsageError(
                 f"invalid parameters for {self.name}: {exc}",
@@ -147,6 +123,21 @@ def _schema_of(kind: Any) -> dict[str, Any]:
     return schema
 
 
+_SCALARS = frozenset({"string", "integer", "boolean", "number"})
+
+
+def is_scalar(schema: Mapping[str, Any]) -> bool:
+    """Whether a parameter's schema is a scalar (or a scalar or null): one that a query
+    string can carry (``GET /api/<name>?param=value``)."""
+    found = [schema, *(o for o in schema.get("anyOf", ()) if isinstance(o, dict))]
+    kinds: set[str] = set()
+    for node in found:
+        kind = node.get("type")
+        kinds.update(kind if isinstance(kind, list) else [kind] if kind else [])
+    kinds.discard("null")
+    return bool(kinds) and kinds <= _SCALARS
+
+
 @functools.cache
 def load(name: str) -> Command:
     """The command called ``name``, imported now."""
@@ -159,7 +150,10 @@ def load(name: str) -> Command:
         raise UsageError(f"unknown command {name!r}", hint=did_you_mean(name, NAMES) or "")
     module_name, _, function_name = spec.target.partition(":")
     function = getattr(importlib.import_module(module_name), function_name)
-    hints = typing.get_type_hints(function)
+    from agent_roster.commands.context import RosterContext
+
+    # A module may import the context for type checking only.
+    hints = typing.get_type_hints(function, localns={"RosterContext": RosterContext})
     parameters = list(inspect.signature(function).parameters)
     if len(parameters) != 2:
         raise TypeError(f"{spec.target} must take (ctx, params)")

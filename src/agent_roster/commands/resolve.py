@@ -1,4 +1,8 @@
-"""``resolve`` and ``run``: the effective profile for a task or profile, and its launch."""
+"""``resolve`` and ``run``: the effective profile for a task or profile, and its launch.
+
+:func:`resolve_profile` is the registry command; ``roster run`` resolves the same way
+(:func:`resolve_for`) and then executes the launch, which only the CLI does.
+"""
 
 from __future__ import annotations
 
@@ -7,11 +11,16 @@ import os
 import shutil
 import subprocess
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
+
+import msgspec
+from msgspec import Meta
 
 from agent_roster.argv import check_runnable
+from agent_roster.commands.project_profiles import Origin
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.errors import InvalidDocumentError, UsageError
+from agent_roster.redact import server_dict
 from agent_roster.resolve.cascade import Resolution, resolve, resolve_task
 from agent_roster.resolve.config import LoadedConfig, load_config
 from agent_roster.resolve.index import ProfileIndex
@@ -22,6 +31,7 @@ from agent_roster.vault.paths import CONFIG_FILE
 from agent_roster.vault.writer import atomic_write
 
 if TYPE_CHECKING:
+    from agent_roster.commands.context import RosterContext
     from agent_roster.resolve.attach import Attachment
 
 #: How to install each runtime's CLI when it is missing.
@@ -40,13 +50,104 @@ class Resolved(NamedTuple):
     #: Why a profile resolved from its last synced version (its file fails to parse now).
     notes: tuple[str, ...] = ()
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            **self.resolution.to_dict(),
-            "launch": self.launch.to_dict(),
-            "config": [d.to_dict() for d in self.config],
-            "notes": list(self.notes),
-        }
+
+class ResolveProfileParams(msgspec.Struct, frozen=True, kw_only=True):
+    task: Annotated[str | None, Meta(description="resolve this task's profile (the cascade)")] = (
+        None
+    )
+    profile: Annotated[str | None, Meta(description="resolve this profile")] = None
+    project: Annotated[
+        str | None, Meta(description="with profile: apply this project's override")
+    ] = None
+
+
+class ResolvedProfile(msgspec.Struct, frozen=True, kw_only=True):
+    """Which level of the cascade decided (task, project, default, profile), the effective
+    profile with the file and section every field comes from, its MCP servers (secrets
+    masked), every warning, and the launch spec for its runtime; ``command`` is the argv
+    with ``<prompt>`` where the prompt goes."""
+
+    level: str
+    profile_id: str | None
+    project: str | None
+    task: str | None
+    profile: Annotated[dict[str, Any], Meta(description="the effective profile's JSON form")]
+    origins: dict[str, Origin]
+    servers: list[dict[str, Any]]
+    warnings: list[str]
+    launch: Annotated[dict[str, Any], Meta(description="runtime, argv, env, files, tools")]
+    command: list[str]
+    config: Annotated[
+        list[Diagnostic],
+        Meta(
+            description="roster.toml's problems; with an error, built-in defaults stand in "
+            "for what it could not say"
+        ),
+    ] = []
+    notes: Annotated[
+        list[str],
+        Meta(description="why a profile resolved from its last synced version, or without it"),
+    ] = []
+
+
+def resolve_profile(ctx: RosterContext, params: ResolveProfileParams) -> ResolvedProfile:
+    """Resolve a task or profile to its effective profile and launch spec, with origins."""
+    resolved = resolve_for(ctx, task=params.task, profile=params.profile, project=params.project)
+    r, spec = resolved.resolution, resolved.launch
+    return ResolvedProfile(
+        level=r.level,
+        profile_id=r.profile_id,
+        project=r.project,
+        task=r.task,
+        profile=r.profile.to_json_dict(),
+        origins={k: Origin(path=v.path, section=v.section) for k, v in sorted(r.origins.items())},
+        servers=[server_dict(s) for s in r.servers],
+        warnings=list(r.warnings),
+        launch=spec.to_dict(),
+        command=spec.command("<prompt>"),
+        config=list(resolved.config),
+        notes=list(resolved.notes),
+    )
+
+
+def resolve_for(
+    ctx: RosterContext,
+    *,
+    task: str | None = None,
+    profile: str | None = None,
+    project: str | None = None,
+) -> Resolved:
+    """Resolve against the context's index; while ``roster up`` runs, a launch spec attaches
+    its embedded server. In the daemon the index is its live one (roster.toml's problems
+    are its sync events: the last good configuration stays in force). Run alone, it is the
+    vault read now and the database only read (issue 13 item 3), roster.toml's problems
+    come along, and a profile asked for by name whose file fails now with no synced
+    version is refused rather than resolved to another one."""
+    if ctx.live is not None:
+        return resolve_launch(
+            ctx.live.index(),
+            ctx.vault,
+            task=task,
+            profile=profile,
+            project=project,
+            daemon=ctx.live.daemon(),
+        )
+    view = ctx.view()
+    if profile is not None:
+        problem = view.unusable(profile, project)
+        if problem is not None:
+            raise problem
+    resolved = resolve_launch(
+        view.index,
+        ctx.vault,
+        task=task,
+        profile=profile,
+        project=project,
+        daemon=ctx.daemon(),
+        config=view.config.diagnostics,
+    )
+    found = resolved.resolution
+    return resolved._replace(notes=tuple(view.notes_for(found.profile_id, found.project)))
 
 
 def state_dir(vault: str | os.PathLike[str]) -> Path:

@@ -245,3 +245,15 @@ def write_schemas(out_dir: str | os.PathLike[str]) -> list[Path]:
         atomic_write(path, render(schema))
         written.append(path)
     return written
+
+
+def stale_schemas(folder: str | os.PathLike[str]) -> list[str]:
+    """The schemas (by name) whose file in ``folder`` is missing or differs from the code's;
+    an empty list when the folder is current (``roster schema --check``, CI)."""
+    root = Path(folder)
+    stale = []
+    for stem, body in build_schemas().items():
+        path = root / f"{stem}.schema.json"
+        if not path.is_file() or path.read_text(encoding="utf-8") != render(body):
+            stale.append(stem)
+    return stale

@@ -234,17 +234,9 @@ def _registry_names(ctx: RosterContext) -> set[str]:
 
 
 def _synced(ctx: RosterContext, path: Path, digest: str) -> bool:
-    from agent_roster.commands.profiles import SYNC_WAIT_SECONDS
+    from agent_roster.commands.writes import synced
 
-    if ctx.live is not None:
-        return ctx.live.wait_synced(path, digest, SYNC_WAIT_SECONDS)
-    from agent_roster.sync.engine import SyncEngine
-
-    store = ctx.store()
-    embedded = ctx.config().embedded
-    SyncEngine(store, ctx.vault, embedded=embedded.name, commands=embedded.commands).sync()
-    rel = ctx.layout.relative(path)
-    return any(s.source_path == rel and s.content_hash == digest for s in store.profile_states())
+    return synced(ctx, path, digest, wait=True)
 
 
 def _located(code: str, message: str, *, severity: Severity | None = None) -> Diagnostic:

@@ -14,13 +14,16 @@ from agent_roster.vault.loader import read_bytes, server_names
 from agent_roster.vault.mcp_parser import parse_mcp_server
 from agent_roster.vault.paths import EntryKind, VaultLayout, check_segment
 from agent_roster.vault.profile_parser import parse_profile
+from agent_roster.vault.writer import content_hash
 
 
 class ShownProfile(NamedTuple):
-    """The profile as the file defines it, and the file's diagnostics."""
+    """The profile as the file defines it, the file's diagnostics, and the ``content_hash``
+    of the bytes read (empty when the file could not be read)."""
 
     profile: AgentProfile | None
     diagnostics: tuple[Diagnostic, ...]
+    content_hash: str = ""
 
     @property
     def ok(self) -> bool:
@@ -78,4 +81,4 @@ def show_profile(
         project=project,
         known_tools=known,
     )
-    return ShownProfile(parsed.profile, (*problems, *parsed.diagnostics))
+    return ShownProfile(parsed.profile, (*problems, *parsed.diagnostics), content_hash(raw))

@@ -1,4 +1,8 @@
-"""``sync``, ``watch`` and ``status``: keeping the database in step with the vault."""
+"""``sync``, ``watch`` and ``status``: keeping the database in step with the vault.
+
+The registry commands are :func:`sync_vault` and :func:`get_status`; ``watch`` is the
+CLI's long-running loop (the daemon, ``roster up``, is the other one).
+"""
 
 from __future__ import annotations
 
@@ -7,11 +11,13 @@ import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Annotated
 
 import msgspec
+from msgspec import Meta
 from sqlalchemy.engine import make_url
 
+from agent_roster.commands.context import RosterContext
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.errors import UsageError
 from agent_roster.resolve.config import load_config
@@ -38,23 +44,106 @@ def open_store(vault: str | os.PathLike[str], db: str | None = None) -> Store:
     return Store.open(db or default_db_url(root))
 
 
-def sync_vault(
-    vault: str | os.PathLike[str],
-    db: str | None = None,
-    *,
-    prune: bool = False,
-    rebind: bool = False,
-) -> SyncReport:
-    """One full sync of ``vault`` into its database; the report carries roster.toml's
-    problems too (``config``, issue 11 item 5)."""
-    loaded = load_config(vault)
-    embedded = loaded.config.embedded
-    with open_store(vault, db) as store:
-        engine = SyncEngine(
-            store, vault, embedded=embedded.name, commands=embedded.commands, rebind=rebind
+class SyncVaultParams(msgspec.Struct, frozen=True, kw_only=True):
+    prune: Annotated[
+        bool,
+        Meta(description="delete rows whose files are gone (clears task and project references)"),
+    ] = False
+    rebind: Annotated[
+        bool,
+        Meta(
+            description="make the database belong to this vault though it belongs to another "
+            "(that vault's rows are then marked deleted)"
+        ),
+    ] = False
+
+
+class SyncResult(msgspec.Struct, frozen=True, kw_only=True):
+    """What one sync did: files scanned, rows written, files failing (their last good row
+    stays), events recorded, every file in the layout it did not load, roster.toml's
+    problems (``config``) and what changed about the vault the database belongs to
+    (``vault_note``, after a rebind or a move)."""
+
+    scanned: int
+    unchanged: int
+    written: int
+    failed: int
+    deleted: int
+    restored: int
+    recovered: int
+    pruned: int
+    starter_files: list[str]
+    events: list[SyncEvent]
+    seconds: float
+    failing: int
+    diagnostics: list[Diagnostic]
+    config: Annotated[
+        list[Diagnostic],
+        Meta(description="roster.toml's problems (with an error, built-in defaults stand in)"),
+    ] = []
+    vault_note: Annotated[
+        str, Meta(description="what changed about the vault the database belongs to, or empty")
+    ] = ""
+
+    @property
+    def problems(self) -> bool:
+        """A file fails, one is not loaded for an error (refused, unreadable), or
+        roster.toml has errors."""
+        return bool(self.failing) or any(d.is_error for d in (*self.diagnostics, *self.config))
+
+    @classmethod
+    def of(cls, report: SyncReport) -> SyncResult:
+        return cls(
+            scanned=report.scanned,
+            unchanged=report.unchanged,
+            written=report.written,
+            failed=report.failed,
+            deleted=report.deleted,
+            restored=report.restored,
+            recovered=report.recovered,
+            pruned=report.pruned,
+            starter_files=list(report.starter_files),
+            events=list(report.events),
+            seconds=report.seconds,
+            failing=report.failing,
+            diagnostics=list(report.diagnostics),
+            config=list(report.config),
+            vault_note=report.vault_note,
         )
-        report = engine.sync(prune=prune)
-    return report._replace(config=loaded.diagnostics)
+
+
+def sync_vault(ctx: RosterContext, params: SyncVaultParams) -> SyncResult:
+    """Sync the vault into the database now (only changed files are parsed).
+
+    A database belongs to one vault: syncing another vault into it is refused
+    (vault-mismatch) unless ``rebind``."""
+    if ctx.live is not None:
+        refused = [
+            what
+            for asked, what in (
+                (params.prune, "pruning deletes rows the running daemon serves"),
+                (params.rebind, "rebinding moves the running daemon's database to this vault"),
+            )
+            if asked
+        ]
+        if refused:
+            raise UsageError(
+                f"{refused[0]}; it runs only without it",
+                hint="stop the daemon, sync, and start it again",
+            )
+        return SyncResult.of(ctx.live.sync())
+    loaded = load_config(ctx.vault)
+    embedded = loaded.config.embedded
+    engine = SyncEngine(
+        ctx.store(),
+        ctx.vault,
+        embedded=embedded.name,
+        commands=embedded.commands,
+        rebind=params.rebind,
+    )
+    report = engine.sync(prune=params.prune)
+    # roster.toml's problems come along (issue 11 item 5).
+    return SyncResult.of(report._replace(config=loaded.diagnostics))
 
 
 def watch_vault(
@@ -123,52 +212,51 @@ def _log_config(diagnostics: tuple[Diagnostic, ...]) -> None:
         )
 
 
-class FailingFile(NamedTuple):
+class FailingFile(msgspec.Struct, frozen=True, kw_only=True):
     path: str
-    entry_id: str
+    id: Annotated[str, Meta(description="the profile id or server name")]
     project: str | None
-    diagnostics: tuple[Diagnostic, ...]
+    diagnostics: list[Diagnostic]
 
 
-class StatusReport(NamedTuple):
-    """What ``roster status`` shows."""
+class StatusReport(msgspec.Struct, frozen=True, kw_only=True):
+    """The last sync, files by kind and status, every failing file with its diagnostics
+    (its previous version stays active), every file in the vault's layout not loaded (read
+    from the vault now: the database holds only what was loaded), and recent events."""
 
     database: str
     last_sync: float | None
     files: dict[str, dict[str, int]]
-    failing: tuple[FailingFile, ...]
-    recent_events: tuple[SyncEvent, ...]
-    #: Files in the vault's layout that sync does not load, each with the reason (read
-    #: from the vault now: the database only holds what was loaded).
-    unloaded: tuple[Diagnostic, ...] = ()
-    #: roster.toml's problems, read from the vault now.
-    config: tuple[Diagnostic, ...] = ()
-    #: Whether the database exists yet (a read-only status never creates it).
-    exists: bool = True
+    failing: list[FailingFile]
+    recent_events: list[SyncEvent]
+    unloaded: Annotated[
+        list[Diagnostic],
+        Meta(description="files in the vault's layout sync does not load, with the reason"),
+    ] = []
+    config: Annotated[
+        list[Diagnostic], Meta(description="roster.toml's problems, read from the vault now")
+    ] = []
+    exists: Annotated[
+        bool, Meta(description="whether the database exists yet (status never creates it)")
+    ] = True
 
     @property
     def problems(self) -> bool:
         return bool(self.failing) or any(d.is_error for d in (*self.unloaded, *self.config))
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "database": self.database,
-            "exists": self.exists,
-            "last_sync": self.last_sync,
-            "files": self.files,
-            "failing": [
-                {
-                    "path": f.path,
-                    "id": f.entry_id,
-                    "project": f.project,
-                    "diagnostics": [d.to_dict() for d in f.diagnostics],
-                }
-                for f in self.failing
-            ],
-            "recent_events": [msgspec.to_builtins(e) for e in self.recent_events],
-            "unloaded": [d.to_dict() for d in self.unloaded],
-            "config": [d.to_dict() for d in self.config],
-        }
+
+class GetStatusParams(msgspec.Struct, frozen=True, kw_only=True):
+    events: Annotated[int, Meta(ge=0, description="how many recent events to include")] = 10
+
+
+def get_status(ctx: RosterContext, params: GetStatusParams) -> StatusReport:
+    """Show the last sync, failing files with their diagnostics and recent events."""
+    store = ctx.read_store()
+    try:
+        return _status(store, ctx.vault, ctx.db, params.events)
+    finally:
+        if store is not None and store is not ctx._store:
+            store.close()
 
 
 def vault_status(
@@ -177,35 +265,51 @@ def vault_status(
     """Last sync, files by status, and every failing file with its diagnostics. Read-only
     (issue 13 item 3): without a database yet it says so, and creates none."""
     from agent_roster.commands.vault_view import open_existing
+
+    store = open_existing(vault, db)
+    if store is None:
+        return _status(None, vault, db, events)
+    with store:
+        return _status(store, vault, db, events)
+
+
+def _status(
+    store: Store | None, vault: str | os.PathLike[str], db: str | None, events: int
+) -> StatusReport:
     from agent_roster.sync import binding
 
+    # The URL as given (a read-only store is opened through another one).
     url = make_url(db or default_db_url(vault)).render_as_string(hide_password=True)
     last: float | None = None
     counts: dict[str, dict[str, int]] = {}
-    decoded: tuple[FailingFile, ...] = ()
+    decoded: list[FailingFile] = []
     recent: list[SyncEvent] = []
-    store = open_existing(vault, db)
     if store is not None:
-        with store:
-            binding.check(store, VaultLayout(vault))
-            with store.engine.connect() as conn:
-                failing = file_rows.failing(conn)
-                counts = file_rows.counts(conn)
-                last = file_rows.last_update(conn)
-            recent = store.list_sync_events(limit=events)
-        decoded = tuple(
+        binding.check(store, VaultLayout(vault))
+        with store.engine.connect() as conn:
+            failing = file_rows.failing(conn)
+            counts = file_rows.counts(conn)
+            last = file_rows.last_update(conn)
+        recent = store.list_sync_events(limit=events)
+        decoded = [
             FailingFile(
-                f.path,
-                f.entry_id,
-                f.project,
-                msgspec.json.decode(f.diagnostics, type=tuple[Diagnostic, ...]),
+                path=f.path,
+                id=f.entry_id,
+                project=f.project,
+                diagnostics=msgspec.json.decode(f.diagnostics, type=list[Diagnostic]),
             )
             for f in failing
-        )
+        ]
     unloaded: list[Diagnostic] = []
     for _ in VaultLayout(vault).iter_files(unloaded):
         pass  # only the reasons are wanted: a listing, nothing is read
-    config = load_config(vault).diagnostics
     return StatusReport(
-        url, last, counts, decoded, tuple(recent), tuple(unloaded), config, store is not None
+        database=url,
+        last_sync=last,
+        files=counts,
+        failing=decoded,
+        recent_events=list(recent),
+        unloaded=unloaded,
+        config=list(load_config(vault).diagnostics),
+        exists=store is not None,
     )

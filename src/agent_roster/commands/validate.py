@@ -1,16 +1,23 @@
-"""``validate``: check vaults and files, collecting every problem in one pass."""
+"""``validate``: check vaults and files, collecting every problem in one pass.
+
+:func:`validate` checks any folders and files (``roster validate PATH...``: other vaults,
+a single profile anywhere); :func:`validate_vault`, the registry command, checks the
+context's vault or files inside it, with paths relative to the vault on every surface.
+"""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from pathlib import Path
-from typing import Any, NamedTuple
+from pathlib import Path, PurePosixPath
+from typing import Annotated, Any, NamedTuple
 
 import msgspec
+from msgspec import Meta
 
 from agent_roster import diagnostics as dx
 from agent_roster import literal_secrets
+from agent_roster.commands.context import RosterContext
 from agent_roster.diagnostics import Diagnostic, Severity
 from agent_roster.errors import UsageError, VaultError
 from agent_roster.resolve.config import load_config
@@ -46,6 +53,46 @@ class ValidationReport(NamedTuple):
             "warnings": self.warnings,
             "diagnostics": [d.to_dict() for d in self.diagnostics],
         }
+
+
+class ValidateVaultParams(msgspec.Struct, frozen=True, kw_only=True):
+    paths: Annotated[
+        list[str],
+        Meta(description="files or folders to check, relative to the vault (default: all)"),
+    ] = []
+
+
+class ValidationResult(msgspec.Struct, frozen=True, kw_only=True):
+    """How many files were read, the errors and warnings, and every diagnostic."""
+
+    files: int
+    errors: int
+    warnings: int
+    diagnostics: list[Diagnostic]
+
+
+def validate_vault(ctx: RosterContext, params: ValidateVaultParams) -> ValidationResult:
+    """Validate the vault: every problem with its file, line, column, code and hint."""
+    targets = [_inside(ctx.vault, rel) for rel in params.paths] or [ctx.vault]
+    report = validate(targets, base=ctx.vault, db=ctx.db)
+    return ValidationResult(
+        files=report.files,
+        errors=report.errors,
+        warnings=report.warnings,
+        diagnostics=list(report.diagnostics),
+    )
+
+
+def _inside(vault: Path, rel: str) -> Path:
+    """A path the caller gave, relative to the vault: never one that leaves it (the loader
+    and the vault guard refuse links that do)."""
+    path = PurePosixPath(rel)
+    if not rel or path.is_absolute() or ".." in path.parts:
+        raise UsageError(
+            f"{rel!r} is not a path inside the vault",
+            hint="give paths relative to the vault, such as agent-types/coding/profile.md",
+        )
+    return vault / path
 
 
 def validate(

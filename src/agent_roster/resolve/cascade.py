@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from agent_roster.diagnostics import list_profiles_hint
 from agent_roster.errors import NotFoundError
 from agent_roster.model.mcp import McpServer
 from agent_roster.model.profile import AgentProfile
-from agent_roster.redact import server_dict
 from agent_roster.resolve.index import Effective, ProfileIndex
 from agent_roster.resolve.merge import Origins, origins_of
 
@@ -40,18 +39,6 @@ class Resolution(NamedTuple):
     origins: Origins
     servers: tuple[McpServer, ...]
     warnings: tuple[str, ...]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "level": self.level,
-            "profile_id": self.profile_id,
-            "project": self.project,
-            "task": self.task,
-            "profile": self.profile.to_json_dict(),
-            "origins": {k: v.to_dict() for k, v in sorted(self.origins.items())},
-            "servers": [server_dict(s) for s in self.servers],
-            "warnings": list(self.warnings),
-        }
 
 
 def resolve_task(index: ProfileIndex, task_id: str) -> Resolution:

@@ -65,7 +65,7 @@ class EmbeddedServer(msgspec.Struct, frozen=True, kw_only=True):
     name: str = DEFAULT_EMBEDDED_SERVER
     url: str = ""
     inject: bool = True
-    #: Command names the server has beyond ``commands/catalog.py`` (plugin tools): bare
+    #: Command names the server has beyond ``catalog.py`` (plugin tools): bare
     #: names profiles may write, which Claude Code sees as ``mcp__<name>__<command>``.
     commands: tuple[str, ...] = ()
 

@@ -34,7 +34,7 @@ from starlette.routing import Route
 
 from agent_roster import __version__
 from agent_roster.commands.context import RosterContext
-from agent_roster.commands.registry import Command, all_commands, encode
+from agent_roster.commands.registry import Command, all_commands, encode, is_scalar
 from agent_roster.errors import NotFoundError, UsageError, error_payload, surface_codes
 from agent_roster.redact import redact_data
 from agent_roster.serve.mcp import Gate, build_server, run_command
@@ -234,11 +234,7 @@ def _documented(events: EventSource | None) -> Any:
                     "parameters": [
                         {"name": name, "in": "query", "schema": schema}
                         for name, schema in body_schema.get("properties", {}).items()
-                        if schema.get("type") in ("string", "integer", "boolean", "number")
-                        or any(
-                            alt.get("type") in ("string", "integer", "boolean", "number")
-                            for alt in schema.get("anyOf", ())
-                        )
+                        if is_scalar(schema)
                     ],
                 },
             )

@@ -23,9 +23,7 @@ import logging
 import os
 import time
 from collections.abc import Callable, Generator, Iterable, Iterator
-from typing import Any, NamedTuple
-
-import msgspec
+from typing import NamedTuple
 
 from agent_roster import parallel as pool
 from agent_roster.diagnostics import Diagnostic
@@ -97,14 +95,6 @@ class SyncReport(NamedTuple):
     def problems(self) -> bool:
         """A file fails, one is refused, or roster.toml has errors: exit 1."""
         return bool(self.failing) or any(d.is_error for d in (*self.diagnostics, *self.config))
-
-    def to_dict(self) -> dict[str, Any]:
-        data = self._asdict()
-        data["starter_files"] = list(self.starter_files)
-        data["events"] = [msgspec.to_builtins(e) for e in self.events]
-        data["diagnostics"] = [d.to_dict() for d in self.diagnostics]
-        data["config"] = [d.to_dict() for d in self.config]
-        return data
 
 
 class SyncEngine:

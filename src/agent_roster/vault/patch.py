@@ -296,13 +296,24 @@ def patch_profile(
 
 
 def patch_mcp_server(
-    layout: VaultLayout, name: str, changes: Mapping[str, Any], *, project: str | None = None
+    layout: VaultLayout,
+    name: str,
+    changes: Mapping[str, Any],
+    *,
+    project: str | None = None,
+    base_hash: str | None = None,
 ) -> Patched:
     """Set (or, with :data:`REMOVE`, delete) frontmatter keys of ``mcp-servers/<name>.md``.
-    The frontmatter must be readable YAML; the result must parse without a single error."""
+    The frontmatter must be readable YAML; the result must parse without a single error.
+    With ``base_hash``, a file whose content is no longer that version is refused."""
     path = layout.mcp_server_path(name, project)
     rel = path.relative_to(layout.root).as_posix()
     text, source = read_text(layout, path)
+    if base_hash is not None and content_hash(source.raw) != base_hash:
+        raise ConflictError(
+            f"{rel} changed since it was read; nothing was written",
+            hint="read it again and retry with its current content_hash",
+        )
     original = text
     for key, value in changes.items():
         fm = fmpatch.read(text, rel)
