@@ -195,11 +195,11 @@ def test_render_narrows_a_tool_the_harness_cannot_decide_by_argument(
     narrowed = [
         loss.detail
         for loss in report.losses
-        if loss.profile == "coding" and "cannot decide by argument" in loss.detail
+        if loss.profile == "coding" and "cannot decide them apart" in loss.detail
     ]
     assert narrowed == [
-        "Bash: Claude Code cannot decide by argument, so every call is deny (the profile says "
-        "allow/deny by argument; narrower, never wider)"
+        "Bash: Claude Code cannot decide them apart, so every call is deny (the profile says "
+        "allow/deny by tool or argument; narrower, never wider)"
     ]
 
 

@@ -112,3 +112,32 @@ def test_import_and_render_never_widen(
                 case.files,
                 produced,
             )
+
+
+def test_a_key_whose_tools_the_profile_decides_apart_is_narrowed_for_opencode() -> None:
+    """OpenCode decides Edit, Write and MultiEdit under one key, `edit`: a profile that
+    allows MultiEdit only cannot be written as it is (OpenCode would then allow Edit). The
+    render decides the key by its strictest tool instead, reports it, and never widens."""
+    from agent_roster.codecs import get_codec
+    from agent_roster.codecs.base import LossOutcome, RenderRequest, Scope
+    from agent_roster.codecs.guard import render_guarded
+    from agent_roster.model.profile import AgentProfile, PromptSection
+
+    profile = AgentProfile(
+        id="multi",
+        name="multi",
+        allowed_tools=("Read", "MultiEdit"),
+        sections=(PromptSection(heading="Role", body="Edit in bulk."),),
+    )
+    request = RenderRequest(profiles=(profile,), servers={}, scope=Scope.PROJECT)
+    rendering = render_guarded(get_codec("opencode"), request, lambda rel: None)
+    assert not [d for d in rendering.diagnostics if d.is_error]
+    [narrowed] = [
+        x for x in rendering.losses if x.outcome is LossOutcome.TRANSLATED and "apart" in x.detail
+    ]
+    assert narrowed.detail.startswith(
+        "Write, Edit, MultiEdit, NotebookEdit: OpenCode cannot decide them apart"
+    )
+    assert "every call is deny" in narrowed.detail
+    [agent] = [f.content for f in rendering.files if f.profile == "multi"]
+    assert "edit: deny" in agent

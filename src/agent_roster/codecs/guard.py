@@ -29,7 +29,7 @@ from agent_roster.codecs.base import (
 )
 from agent_roster.codecs.narrowing import narrow
 from agent_roster.codecs.permissions import effective_rules
-from agent_roster.codecs.semantics import canonical, check_probes, wider
+from agent_roster.codecs.semantics import canonical, check_probes, probe_key, wider
 from agent_roster.diagnostics import Diagnostic, make
 from agent_roster.errors import RosterError
 from agent_roster.model.profile import AgentProfile, PermissionAction
@@ -47,6 +47,8 @@ class Widening(msgspec.Struct, frozen=True, array_like=True):
     profile_says: PermissionAction
     target_says: PermissionAction
     field: str = "permission"
+    #: The permission key the call is decided under (what narrowing may make whole).
+    key: str = ""
 
     def text(self, title: str) -> str:
         return (
@@ -75,7 +77,8 @@ def widenings(
         got = codec.decide(agent, probe)
         if wider(got, want.action):
             source = want.rule.source if want.rule is not None else "permission"
-            found.append(Widening(probe.describe(), want.action, got, source))
+            key = probe_key(probe, request.embedded, request.embedded_commands)
+            found.append(Widening(probe.describe(), want.action, got, source, key))
     return found
 
 
@@ -104,7 +107,10 @@ def render_guarded(codec: Codec, request: RenderRequest, existing: ReadExisting)
     made = {}
     for pid in found:
         narrowed, keys = narrow(
-            by_id[pid], embedded=request.embedded, commands=request.embedded_commands
+            by_id[pid],
+            embedded=request.embedded,
+            commands=request.embedded_commands,
+            only={w.key for w in found[pid]},
         )
         if keys:
             made[pid] = (narrowed, keys)

@@ -14,13 +14,14 @@ used: it restricts nothing.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import lru_cache
 
 import msgspec
 
 from agent_roster.codecs.base import Probe
 from agent_roster.codecs.permissions import effective_rules
 from agent_roster.codecs.semantics import ASK, canonical, sample_argument, strictest, tools_of_key
-from agent_roster.codecs.tool_names import split_ref
+from agent_roster.codecs.tool_names import canonical_tools, native_names, split_ref
 from agent_roster.known_tools import DEFAULT_EMBEDDED_COMMANDS
 from agent_roster.model.profile import AgentProfile, PermissionAction, PermissionRule
 
@@ -40,8 +41,9 @@ class Narrowed(msgspec.Struct, frozen=True, kw_only=True):
     def text(self, title: str) -> str:
         said = "/".join(a.value for a in self.decisions)
         return (
-            f"{', '.join(self.tools)}: {title} cannot decide by argument, so every call is "
-            f"{self.action.value} (the profile says {said} by argument; narrower, never wider)"
+            f"{', '.join(self.tools)}: {title} cannot decide them apart, so every call is "
+            f"{self.action.value} (the profile says {said} by tool or argument; narrower, "
+            "never wider)"
         )
 
 
@@ -59,20 +61,55 @@ def keys_by_argument(profile: AgentProfile, embedded: str = "") -> dict[str, lis
     return found
 
 
+def keys_split_by_tool(
+    profile: AgentProfile, embedded: str = "", commands: frozenset[str] = DEFAULT_EMBEDDED_COMMANDS
+) -> list[str]:
+    """The permission keys whose tools the profile decides differently (``Edit`` denied,
+    ``Write`` allowed, both under OpenCode's ``edit``): a harness that decides by key cannot
+    hold that, so the key gets its tools' strictest decision."""
+    keys = {s.rule.permission for s in effective_rules(profile, embedded=embedded) if s.tool}
+    found = []
+    for key in sorted(keys):
+        tools = _every_tool_of_key(key)
+        if len(tools) < 2:
+            continue
+        whole = {_decision(profile, Probe(tool), embedded, commands) for tool in tools}
+        if len(whole) > 1:
+            found.append(key)
+    return found
+
+
+@lru_cache(maxsize=64)
+def _every_tool_of_key(key: str) -> tuple[str, ...]:
+    """Every canonical tool OpenCode decides under ``key``, the ones a render check does
+    not probe on their own included (``MultiEdit`` is ``edit`` too)."""
+    return tuple(
+        tool
+        for tool in canonical_tools()
+        if any(native.name == key for native in native_names("opencode", tool))
+    )
+
+
 def narrow(
     profile: AgentProfile,
     *,
     embedded: str = "",
     commands: frozenset[str] = DEFAULT_EMBEDDED_COMMANDS,
+    only: set[str] | None = None,
 ) -> tuple[AgentProfile, tuple[Narrowed, ...]]:
-    """``profile`` with every key it decides by argument decided whole (module docstring),
-    and what was made whole; ``profile`` itself when it decides nothing by argument."""
+    """``profile`` with every key it decides by tool or argument decided whole (module
+    docstring; ``only``: just those keys, the ones a target could not hold), and what was
+    made whole; ``profile`` itself when there is none."""
     keys = keys_by_argument(profile, embedded)
+    split = keys_split_by_tool(profile, embedded, commands)
+    keys.update({key: [] for key in split if key not in keys})
+    if only is not None:
+        keys = {key: patterns for key, patterns in keys.items() if key in only}
     if not keys:
         return profile, ()
     made: list[Narrowed] = []
     for key, patterns in keys.items():
-        tools = tools_of_key(key)
+        tools = tools_of_key(key) if patterns else _every_tool_of_key(key)
         witnesses = [a for a in map(sample_argument, patterns) if a is not None]
         decisions = [
             _decision(profile, Probe(tool, argument), embedded, commands)

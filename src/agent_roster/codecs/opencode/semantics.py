@@ -10,6 +10,7 @@ it. MCP tools are ``<server>_<tool>`` keys.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from agent_roster.codecs.base import NativeAgent, Probe, Scope
@@ -84,13 +85,23 @@ def config_permission(
         text = agent.read(path)
         if text is None:
             continue
-        try:
-            value, _ = load_jsonc(text)
-        except JsoncError:
-            continue  # OpenCode refuses the whole configuration: nothing runs at all
-        if isinstance(value, dict) and "permission" in value:
-            merged = merge_deep(merged, permission_map(value["permission"]))
+        layer = _config_layer(text)
+        if layer is not None:
+            merged = merge_deep(merged, layer)
     return merged
+
+
+@lru_cache(maxsize=64)
+def _config_layer(text: str) -> dict[str, Any] | None:
+    # A render check asks a dozen probes of every agent against the same config file
+    # (which holds the whole mcp block): parsed once per content, not once per probe.
+    try:
+        value, _ = load_jsonc(text)
+    except JsoncError:
+        return None  # OpenCode refuses the whole configuration: nothing runs at all
+    if isinstance(value, dict) and "permission" in value:
+        return permission_map(value["permission"])
+    return None
 
 
 def agent_rules(agent: NativeAgent, flavor: Flavor = OPENCODE) -> tuple[PermissionRule, ...] | None:
@@ -99,8 +110,15 @@ def agent_rules(agent: NativeAgent, flavor: Flavor = OPENCODE) -> tuple[Permissi
     text = agent_text(agent)
     if text is None:
         return None
+    return _agent_rules(text, agent.paths[0] if agent.paths else "", flavor.codec)
+
+
+@lru_cache(maxsize=1024)
+def _agent_rules(text: str, path: str, codec: str) -> tuple[PermissionRule, ...] | None:
+    # Keyed by the flavor's name: a Flavor holds a mapping, which is not hashable.
+    flavor = KILO if codec == KILO.codec else OPENCODE
     recovery = RECOVERY if flavor is OPENCODE else RECOVERY._replace(harness=flavor.label)
-    doc = read_native_recovering(text, agent.paths[0] if agent.paths else "", [], recovery)
+    doc = read_native_recovering(text, path, [], recovery)
     if doc is None:
         # Kilo loads such a file as an agent with no settings: only the defaults decide.
         return () if flavor.unparsed_is_prompt else None
@@ -132,7 +150,7 @@ def decide_rules(
     if key is None:
         return DENY
     try:
-        layered = rules_from_config(config)
+        layered = rules_from_config(config) if config else ()
     except UsageError:
         layered = ()
     every = [SourcedRule(r, "opencode") for r in (*DEFAULTS, *layered, *rules)]
