@@ -22,6 +22,7 @@ agent's (the import reports them). A file Claude Code would not load gives no to
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 from agent_roster.codecs.base import NativeAgent, Probe
@@ -153,9 +154,16 @@ def agent_data(agent: NativeAgent) -> dict[str, Any] | None:
     text = agent_text(agent)
     if text is None:
         return None
+    return _agent_data(text, agent.paths[0] if agent.paths else "")
+
+
+@lru_cache(maxsize=1024)
+def _agent_data(text: str, path: str) -> dict[str, Any] | None:
+    # A render check asks a dozen probes of each agent: its file is parsed once (callers
+    # only read the mapping).
     from agent_roster.codecs.claude.read import RECOVERY  # read imports this module
 
-    doc = read_native_recovering(text, agent.paths[0] if agent.paths else "", [], RECOVERY)
+    doc = read_native_recovering(text, path, [], RECOVERY)
     if doc is None or not doc.has_frontmatter:
         return None
     data = doc.data

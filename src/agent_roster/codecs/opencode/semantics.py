@@ -19,7 +19,7 @@ from agent_roster.codecs.opencode.flavor import KILO, OPENCODE, Flavor
 from agent_roster.codecs.opencode.js import JsoncError, load_jsonc, merge_deep
 from agent_roster.codecs.opencode.read import RECOVERY
 from agent_roster.codecs.opencode.schema import check_agent, normalize, permission_map
-from agent_roster.codecs.permissions import SourcedRule, evaluate, rules_from_config
+from agent_roster.codecs.permissions import RuleIndex, SourcedRule, evaluate, rules_from_config
 from agent_roster.codecs.semantics import DENY, agent_text
 from agent_roster.codecs.tool_names import opencode_mcp_key, split_ref, to_native
 from agent_roster.errors import UsageError
@@ -163,4 +163,30 @@ def decide(agent: NativeAgent, probe: Probe, flavor: Flavor = OPENCODE) -> Permi
     rules = agent_rules(agent, flavor)
     if rules is None:
         return DENY
-    return decide_rules(rules, config_permission(agent, flavor=flavor), probe)
+    key = key_of(probe)
+    if key is None:
+        return DENY
+    texts = tuple(agent.read(path) for path in config_files(flavor, agent.scope))
+    argument = probe.argument if split_ref(probe.tool).server is None else "*"
+    # The same answer as decide_rules, through an index built once per agent: a rendered
+    # agent holds a scoping deny for every other server (hundreds of rules), and a render
+    # check asks a dozen probes of each.
+    return _index(rules, _layered(texts)).decide(key, argument)[0]
+
+
+@lru_cache(maxsize=64)
+def _layered(texts: tuple[str | None, ...]) -> tuple[PermissionRule, ...]:
+    merged: dict[str, Any] = {}
+    for text in texts:
+        layer = _config_layer(text) if text is not None else None
+        if layer is not None:
+            merged = merge_deep(merged, layer)
+    try:
+        return rules_from_config(merged) if merged else ()
+    except UsageError:
+        return ()
+
+
+@lru_cache(maxsize=256)
+def _index(rules: tuple[PermissionRule, ...], layered: tuple[PermissionRule, ...]) -> RuleIndex:
+    return RuleIndex((*DEFAULTS, *layered, *rules))

@@ -77,7 +77,7 @@ class QwenCodec:
     #: against probe renders by tests/codecs/test_support_matrix.py).
     support = declare(
         kept="description prompt model max_turns permission_mode allowed_tools "
-        "denied_tools permission mcp_servers color",
+        "denied_tools mcp_servers color",
         translated="denied_tools permission",
         dropped="name provider temperature top_p max_tokens_per_task allowed_tools "
         "mode runtime agent_name tags install",

@@ -266,6 +266,14 @@ class Tools:
                     "ask became deny (Qwen cannot ask per agent): "
                     + ", ".join(dict.fromkeys(perms.narrowed)),
                 )
+            if not (parts or gained or perms.deny or perms.narrowed or perms.stricter):
+                # Every rule says what Qwen does anyway: nothing is written for it, and an
+                # import reads the agent back as Qwen's defaults.
+                lose(
+                    "permission",
+                    LossOutcome.TRANSLATED,
+                    "the rules match Qwen Code's own decisions; not written",
+                )
 
 
 class Prepared(NamedTuple):
