@@ -345,6 +345,26 @@ class ClaudeCodec:
                         "runs them without asking in this permission mode)",
                     )
                 )
+        mode = profile.permission_mode or "default"
+        mode = "bypassPermissions" if mode == "full" else mode
+        asked = [
+            t
+            for t in profile.allowed_tools
+            if t.startswith("mcp__")
+            and claude_semantics.mode_decision(mode, t) is PermissionAction.ASK
+        ]
+        if asked:
+            # Claude Code asks before an MCP tool the agent has, unless the mode allows all.
+            for lost in dict.fromkeys((field, "permission")):
+                out.append(
+                    _loss(
+                        profile,
+                        lost,
+                        LossOutcome.TRANSLATED,
+                        f"{', '.join(dedupe(asked))}: allow becomes ask (Claude Code asks "
+                        "before an MCP tool in this permission mode)",
+                    )
+                )
         if perms.stricter:
             # Import reads the mode's prompts back as ask rules: permission changes too.
             for lost in dict.fromkeys((field, "permission")):
