@@ -134,6 +134,19 @@ def named_tools(profile: AgentProfile) -> list[str]:
     return list(out)
 
 
+def _siblings(names: Iterable[str], servers: Sequence[str]) -> list[str]:
+    """The tools that share a permission key with one of ``names`` (denying NotebookRead
+    denies the key ``read``, so Read too)."""
+    out: list[str] = []
+    for name in names:
+        if split_ref(name).server is not None:
+            continue
+        for other in _key_tools(opencode_key(name), servers):
+            if other not in out:
+                out.append(other)
+    return out
+
+
 def whole_tools(
     profile: AgentProfile,
     *,
@@ -149,10 +162,13 @@ def whole_tools(
     problem = _every_tool_by_argument(rules)
     if problem:
         return ToolVerdict(None, (), (), (), problem)
-    candidates = named_tools(profile)
+    named = named_tools(profile)
     for name in extra:
-        if name not in candidates:
-            candidates.append(name)
+        if name not in named:
+            named.append(name)
+    # Tools that share a key with a named one are denied with it; they are never listed
+    # as allowed unless named (an allowlist stays as narrow as the profile wrote it).
+    candidates = named + [t for t in _siblings(named, profile.mcp_servers) if t not in named]
     listing = evaluate(rules, _UNNAMED).action is PermissionAction.DENY
     available: list[str] = []
     unavailable: list[str] = []
@@ -174,5 +190,6 @@ def whole_tools(
             if decision.action is PermissionAction.ASK and explicit:
                 asked.append(name)
     if listing:
-        return ToolVerdict(tuple(available), (), tuple(asked), tuple(narrowed), "")
+        listed = tuple(t for t in available if t in named)
+        return ToolVerdict(listed, (), tuple(asked), tuple(narrowed), "")
     return ToolVerdict(None, tuple(unavailable), tuple(asked), tuple(narrowed), "")

@@ -110,10 +110,10 @@ def _tools(
                     "server cannot be denied (deny its tools by name, or list the agent's tools)"
                 ),
             )
-        native = qoder_tool(name, embedded, commands)
-        if native is None:
-            lose("denied_tools", LossOutcome.TRANSLATED, f"{name}: Qoder has no such tool")
-        elif native not in denied:
+        # A tool Qoder does not have is denied by its canonical name all the same: Qoder
+        # ignores the entry, and import reads the restriction back.
+        native = qoder_tool(name, embedded, commands) or name
+        if native not in denied:
             denied.append(native)
     return None, denied, ""
 
