@@ -54,6 +54,8 @@ _DROPS = {
 }
 
 Lose = Callable[[str, LossOutcome, str], None]
+#: The tools ``plan`` denies (the canonical ``edit`` key).
+_EDIT_TOOLS = tuple(tools_for_key("edit", ()))
 
 
 class Prepared(NamedTuple):
@@ -98,7 +100,7 @@ def _tools(
     can)."""
     embedded, commands = request.embedded, request.embedded_commands
     folded = _folded(profile, lose)
-    extra = tools_for_key("edit", ()) if folded.permission_mode == "plan" else []
+    extra = _EDIT_TOOLS if folded.permission_mode == "plan" else ()
     verdict = whole_tools(folded, embedded=embedded, commands=commands, extra=extra)
     if verdict.problem:
         return None, verdict.problem

@@ -13,6 +13,8 @@ underscores). An id Droid does not have is ignored. Two rules widen a list:
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from agent_roster.codecs.claude.rules import native_tool
 from agent_roster.codecs.tool_names import canonical_tools, split_ref, to_canonical, to_native
 from agent_roster.known_tools import DEFAULT_EMBEDDED_SERVER, strip_embedded_prefix
@@ -65,6 +67,7 @@ EVERY = ("Read", "LS", "Grep", "Glob", "Create", "Edit", "Execute", "WebSearch",
 _TABLE = frozenset(canonical_tools())
 
 
+@lru_cache(maxsize=8192)  # pure, and profiles repeat the same names
 def droid_tool(name: str, embedded: str, commands: frozenset[str]) -> str | None:
     """A canonical tool name as a Droid id: ``mcp__s__t`` as ``s___t`` (``None`` for a
     whole server, which a list cannot name), the embedded server's bare commands as its
@@ -82,6 +85,7 @@ def droid_tool(name: str, embedded: str, commands: frozenset[str]) -> str | None
     return native.name if native is not None else None
 
 
+@lru_cache(maxsize=8192)  # pure, and files repeat the same ids
 def canonical_tools_of(native: str) -> tuple[str, ...]:
     """What a ``tools`` entry gives, as canonical names (``()`` when Droid ignores it):
     file editing as every editing tool, ``s___t`` as ``mcp__s__t``."""

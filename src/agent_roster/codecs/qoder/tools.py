@@ -13,6 +13,8 @@ anything else gives the agent nothing.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from agent_roster.codecs.claude.rules import native_tool
 from agent_roster.codecs.tool_names import canonical_tools, to_native
 from agent_roster.known_tools import (
@@ -67,6 +69,7 @@ TOOLS = frozenset(
 _TABLE = frozenset(canonical_tools())
 
 
+@lru_cache(maxsize=8192)  # pure, and profiles repeat the same names
 def qoder_tool(name: str, embedded: str, commands: frozenset[str]) -> str | None:
     """A canonical tool name as Qoder names it: MCP names as they are, the embedded
     server's bare commands under its prefix, built-ins through the table (``None`` when
