@@ -66,6 +66,15 @@ def _key(name: str, embedded: str, commands: frozenset[str]) -> str:
     return opencode_key(name, embedded=embedded, commands=commands)
 
 
+def readback_note(want: Sequence[str], got: Sequence[str]) -> str:
+    """How a tool list import reads back differs from the profile's (for a loss)."""
+    less = [t for t in want if t not in got]
+    more = [t for t in got if t not in want]
+    parts = [f"without {', '.join(less)}"] if less else []
+    parts += [f"with {', '.join(more)}"] if more else []
+    return "reads back " + (" and ".join(parts) if parts else "in another order")
+
+
 def whole(name: str) -> str:
     """A canonical tool name without its argument pattern (``Bash(git log:*)`` → ``Bash``)."""
     ref = split_ref(name)

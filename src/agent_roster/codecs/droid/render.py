@@ -36,7 +36,7 @@ from agent_roster.codecs.droid.tools import (
 from agent_roster.codecs.native_md import harness_diagnostic, model_for
 from agent_roster.codecs.prompt import render_prompt
 from agent_roster.codecs.tool_names import split_ref
-from agent_roster.codecs.toolset import ToolVerdict, whole_tools
+from agent_roster.codecs.toolset import ToolVerdict, readback_note, whole_tools
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.profile import AgentProfile, PermissionAction, PermissionRule
 
@@ -269,7 +269,8 @@ def _readback(profile: AgentProfile, tools: list[str] | None, mine: list[Loss], 
         back += [t for t in canonical_tools_of(native) if t not in back]
     said = {loss.field for loss in mine}
     if tuple(back) != profile.allowed_tools and "allowed_tools" not in said:
-        lose("allowed_tools", LossOutcome.TRANSLATED, f"written so that it reads back as {back}")
+        note = readback_note(profile.allowed_tools, back)
+        lose("allowed_tools", LossOutcome.TRANSLATED, f"Droid's tools list: {note}")
     deny_all = (PermissionRule(permission="*", action=PermissionAction.DENY),)
     if tools == [] and profile.permission != deny_all and "permission" not in said:
         lose(

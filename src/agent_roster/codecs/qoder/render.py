@@ -26,7 +26,7 @@ from agent_roster.codecs.prompt import render_prompt
 from agent_roster.codecs.qoder.read import AGENTS_DIR, COLORS
 from agent_roster.codecs.qoder.tools import canonical_tool, qoder_tool
 from agent_roster.codecs.tool_names import split_ref
-from agent_roster.codecs.toolset import ToolVerdict, whole_tools
+from agent_roster.codecs.toolset import ToolVerdict, readback_note, whole_tools
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.profile import AgentProfile
 
@@ -259,9 +259,10 @@ def _readback(
         ("allowed_tools", profile.allowed_tools, back_allowed),
         ("denied_tools", profile.denied_tools, back_denied),
     ):
-        if want != got and field not in said:
-            lose(
-                field,
-                LossOutcome.TRANSLATED,
-                f"written so that it reads back as {list(got)}",
-            )
+        if want == got or field in said:
+            continue
+        if field == "denied_tools" and tools is not None and not denied:
+            note = "not written as disallowedTools: the agent's tools list leaves them out"
+        else:
+            note = f"whole tools only: {readback_note(want, got)}"
+        lose(field, LossOutcome.TRANSLATED, note)
