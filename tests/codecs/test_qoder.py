@@ -155,7 +155,7 @@ def test_render_fields() -> None:
         ("allowed_tools", "translated"),  # Task is Qoder's Agent
     }
     mcp = json.loads({f.path: f.content for f in rendering.files}[".mcp.json"])
-    assert mcp == {"mcpServers": {"local": {"command": "node", "args": ["s.js"]}}}
+    assert mcp == {"mcpServers": {"local": {"type": "stdio", "command": "node", "args": ["s.js"]}}}
 
 
 def test_what_qoder_cannot_hold_is_narrowed_or_refused_never_widened() -> None:
@@ -217,7 +217,10 @@ def test_mcp_files_by_scope() -> None:
     data = json.loads({f.path: f.content for f in merged.files}[".qoder/settings.json"])
     assert data == {
         "model": "x",
-        "mcpServers": {"m": {"command": "m"}, "local": {"command": "node", "args": ["s.js"]}},
+        "mcpServers": {
+            "m": {"command": "m"},
+            "local": {"type": "stdio", "command": "node", "args": ["s.js"]},
+        },
     }
 
 

@@ -64,8 +64,10 @@ from agent_roster.model.profile import (
     PermissionRule,
 )
 
-#: How Qoder writes MCP entries (``qodercli mcp add``): no ``type`` for stdio.
-DIALECT = claude_mcp.Dialect("Qoder CLI", "mcpServers", False, False, True)
+#: Claude Code's entries with ``type`` written: ``.mcp.json`` is shared with Claude Code and
+#: the Copilot CLI, which write it so (Qoder reads it so too; its own ``mcp add`` leaves
+#: ``type`` out for stdio).
+DIALECT = claude_mcp.Dialect("Qoder CLI", "mcpServers", False, True, True)
 HARNESS = "Qoder CLI"
 _VARIABLE = "${"
 
