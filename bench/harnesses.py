@@ -17,8 +17,9 @@ For each harness, repeated (``--reps``) and interleaved with the others:
   every shared target), copied untimed.
 
 Shared targets (rulesync 17 name): claude (``claudecode``), opencode, kilo, codex
-(``codexcli``), copilot (``copilotcli``), cursor, qwen (``qwencode``). rulesync 17 has no
-Gemini CLI target (it moved to Antigravity) and no AGH or defect. Each side must write one
+(``codexcli``), copilot (``copilotcli``), cursor, qwen (``qwencode``), droid
+(``factorydroid``). rulesync 17 has no Gemini CLI target (it moved to Antigravity) and no
+Qoder, AGH or defect. Each side must write one
 agent file per profile it renders (roster may refuse a profile a harness cannot hold; the
 count is shown). Outputs go to a tmpfs (``/dev/shm``) when there is one. Prints a table and,
 last, one JSON line; exits 0 when the targets pass, 1 when not, 2 when it cannot run.
@@ -62,6 +63,7 @@ RULESYNC_TARGETS = {
     "copilot": "copilotcli",
     "cursor": "cursor",
     "qwen": "qwencode",
+    "droid": "factorydroid",
 }
 
 
@@ -76,12 +78,13 @@ def count_files(root: Path, skip: tuple[str, ...] = ()) -> int:
 
 def agent_of(path: str) -> str:
     """The agent a rendered file belongs to: the name after an ``agents`` folder (every
-    harness keeps its agents in one; ``.agh/agents/<name>/AGENT.md``, ``.defect/agents/<name>/``),
-    or "" for a shared file (an MCP or settings file)."""
+    harness keeps its agents in one; ``.agh/agents/<name>/AGENT.md``, ``.defect/agents/<name>/``;
+    Factory Droid's is ``droids``), or "" for a shared file (an MCP or settings file)."""
     parts = Path(path).parts
-    if "agents" not in parts[:-1]:
+    folder = next((f for f in ("agents", "droids") if f in parts[:-1]), None)
+    if folder is None:
         return ""
-    name = parts[parts.index("agents") + 1]
+    name = parts[parts.index(folder) + 1]
     for suffix in (".agent.md", ".md", ".toml"):
         name = name.removesuffix(suffix)
     return name

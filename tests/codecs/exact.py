@@ -38,6 +38,8 @@ _MARKDOWN = {
     "opencode": (f".opencode/agents/{AGENT}.md", f"description: {DESCRIPTION}\nmode: subagent\n"),
     "kilo": (f".kilo/agents/{AGENT}.md", f"description: {DESCRIPTION}\nmode: subagent\n"),
     "qwen": (f".qwen/agents/{AGENT}.md", f"name: {AGENT}\ndescription: {DESCRIPTION}\n"),
+    "qoder": (f".qoder/agents/{AGENT}.md", f"name: {AGENT}\ndescription: {DESCRIPTION}\n"),
+    "droid": (f".factory/droids/{AGENT}.md", f"name: {AGENT}\ndescription: {DESCRIPTION}\n"),
     "agh": (f".agh/agents/{AGENT}/AGENT.md", f"name: {AGENT}\n"),
 }
 

@@ -44,9 +44,15 @@ NPM_PACKAGES = {
     # The platform package, installed by name: the wrapper does not install here.
     "kilo": "@kilocode/cli-linux-x64",
     "qwen": "@qwen-code/qwen-code",
+    "qodercli": "@qoder-ai/qodercli",
+    # The platform package, installed by name: the wrapper does not install here.
+    "droid": "@factory/cli-linux-x64",
 }
 #: CLIs whose package links no ``.bin`` entry: the binary inside the package.
-_PACKAGE_BINARIES = {"kilo": "@kilocode/cli-linux-x64/bin/kilo"}
+_PACKAGE_BINARIES = {
+    "kilo": "@kilocode/cli-linux-x64/bin/kilo",
+    "droid": "@factory/cli-linux-x64/bin/droid",
+}
 
 
 def harness_binary(name: str) -> str | None:

@@ -34,12 +34,25 @@ HARNESSES = (
     "opencode",
     "kilo",
     "qwen",
+    "qoder",
+    "droid",
     "agh",
     "defect",
     "codex",
 )
 #: Harnesses whose agent file is markdown with frontmatter: the whole file comes back.
-MARKDOWN = ("claude", "cursor", "copilot", "gemini", "opencode", "kilo", "qwen", "agh")
+MARKDOWN = (
+    "claude",
+    "cursor",
+    "copilot",
+    "gemini",
+    "opencode",
+    "kilo",
+    "qwen",
+    "qoder",
+    "droid",
+    "agh",
+)
 
 _SPECIAL_LINES = [
     "## Focus Areas",
@@ -97,11 +110,11 @@ def bodies(draw: st.DrawFn) -> str:
 
 
 def _usable(harness: str, body: str) -> bool:
-    # AGH and Codex refuse an agent whose (trimmed) prompt is empty, Qwen Code one whose
+    # AGH, Codex and Droid refuse an agent whose (trimmed) prompt is empty, Qwen Code one whose
     # prompt is shorter than 10 characters.
     if harness == "qwen":
         return len(body.strip()) >= 10
-    return bool(body.strip()) or harness not in ("agh", "codex")
+    return bool(body.strip()) or harness not in ("agh", "codex", "droid")
 
 
 _FRONTMATTER = re.compile(r"---\r?\n.*?\r?\n---\r?\n", re.S)

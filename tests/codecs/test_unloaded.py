@@ -27,8 +27,10 @@ AGENT_FOLDERS = {
     "kilo": ".config/kilo/agents",
     "opencode": ".config/opencode/agents",
     "qwen": ".qwen/agents",
+    "qoder": ".qoder/agents",
+    "droid": ".factory/droids",
 }
-RECURSIVE = {"claude", "codex", "copilot", "kilo", "opencode"}
+RECURSIVE = {"claude", "codex", "copilot", "kilo", "opencode", "qoder"}
 
 
 def test_every_harness_is_covered() -> None:

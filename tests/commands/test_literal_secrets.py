@@ -286,6 +286,8 @@ REFERENCE_FORMS = {
     "codex": '"GITHUB_TOKEN"',  # env_vars = ["GITHUB_TOKEN"]: passed through by name
     "agh": "env:GITHUB_TOKEN",  # secret_env
     "qwen": "${GITHUB_TOKEN}",  # a Gemini CLI fork: the same expansion
+    "qoder": "${GITHUB_TOKEN}",  # expanded in env, at either scope (checked)
+    "droid": "${GITHUB_TOKEN}",  # expanded in env and headers (checked)
 }
 
 

@@ -238,3 +238,39 @@ def test_mcp_stub_refuses_what_it_does_not_know(tmp_path: Path) -> None:
     assert [r.get("error", {}).get("code") for r in replies] == [-32601, -32602, None, -32700]
     assert replies[2] == {"jsonrpc": "2.0", "id": 3, "result": {}}
     assert stub.argv[0] == sys.executable
+
+
+def test_the_qoder_and_droid_runners_read_their_clis_output() -> None:
+    """The runners' parsers, on text as ``qodercli agents list`` and ``droid exec`` print it
+    (tests/codecs/test_qoder_cli.py and test_droid_cli.py run the CLIs)."""
+    from .droid import Offered, offered
+    from .fake_model import Captured
+    from .qoder import Listed, parse_agents
+
+    listed, errors = parse_agents(
+        "2 errors loading agent configs. Use /agents to see details.\n4 active agents\n\n"
+        "Project:\n  qreviewer · Sonnet\n\nUser:\n  (shadowed by Project) qreviewer · Inherit\n"
+        "  quser · Inherit\n\nBuilt-in:\n  Explore · Inherit\n"
+    )
+    assert errors == 2
+    assert listed == [
+        Listed("Project", "qreviewer", "Sonnet", False),
+        Listed("User", "qreviewer", "Inherit", True),
+        Listed("User", "quser", "Inherit", False),
+        Listed("Built-in", "Explore", "Inherit", False),
+    ]
+    reminder = (
+        "<system-reminder>\nCustom droids available (from /w/.factory/droids and "
+        "/h/.factory/droids):\n- a: does: things (location: project)\n- b: (location: project)"
+        "\n- c: user one (location: personal)\n\nOnly invoke subagents that are available.\n"
+    )
+    captured = Captured(
+        "POST", "/v1/chat/completions", {}, {"messages": [{"role": "user", "content": reminder}]}
+    )
+    found, folders = offered(captured)
+    assert folders == "/w/.factory/droids and /h/.factory/droids"
+    assert found == [
+        Offered("a", "does: things", "project"),
+        Offered("b", "", "project"),
+        Offered("c", "user one", "personal"),
+    ]

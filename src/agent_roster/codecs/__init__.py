@@ -19,10 +19,12 @@ CODEC_MODULES: dict[str, str] = {
     "opencode": "agent_roster.codecs.opencode.codec",
     "kilo": "agent_roster.codecs.kilo.codec",
     "claude": "agent_roster.codecs.claude.codec",
+    "qoder": "agent_roster.codecs.qoder.codec",
     "codex": "agent_roster.codecs.codex.codec",
     "gemini": "agent_roster.codecs.gemini.codec",
     "qwen": "agent_roster.codecs.qwen.codec",
     "copilot": "agent_roster.codecs.copilot.codec",
+    "droid": "agent_roster.codecs.droid.codec",
     "cursor": "agent_roster.codecs.cursor.codec",
 }
 

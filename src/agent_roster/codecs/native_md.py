@@ -264,11 +264,31 @@ def _expanded(data: Any) -> Any:
     return data
 
 
+#: Plain scalars the YAML 1.2 core schema (every harness's loader, and ours) reads as a
+#: number: PyYAML resolves by YAML 1.1, which has no float without a dot, so it would write
+#: the string ``0E0`` or ``1e5`` plain and a harness would read a number.
+_CORE_NUMBER = re.compile(
+    r"[-+]?(?:[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+"
+    r"|(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|\.(?:inf|Inf|INF))|\.(?:nan|NaN|NAN)"
+)
+
+
+class _Dumper(yaml.CSafeDumper):
+    """PyYAML's safe dumper, quoting a string that YAML 1.2 would read as a number."""
+
+
+def _represent_str(dumper: _Dumper, value: str) -> yaml.Node:
+    if _CORE_NUMBER.fullmatch(value):
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="'")
+    return dumper.represent_str(value)
+
+
+_Dumper.add_representer(str, _represent_str)
+
+
 def _full_dump(data: object) -> str:
     # libyaml's C emitter; the representer in front of it is still Python.
-    return yaml.dump(
-        data, Dumper=yaml.CSafeDumper, sort_keys=False, allow_unicode=True, width=1_000_000
-    )
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1_000_000)
 
 
 # PyYAML's representer walks every node in Python (about 2 µs a node), and an OpenCode

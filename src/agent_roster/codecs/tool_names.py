@@ -18,38 +18,49 @@ from typing import NamedTuple
 
 from agent_roster.known_tools import DEFAULT_EMBEDDED_COMMANDS
 
-HARNESSES = ("opencode", "gemini", "copilot", "defect", "agh", "codex", "cursor", "qwen")
+HARNESSES = (
+    "opencode",
+    "gemini",
+    "copilot",
+    "defect",
+    "agh",
+    "codex",
+    "cursor",
+    "qwen",
+    "qoder",
+    "droid",
+)
 
 _TABLE = """
-Read                 read       read_file                       read|view        read_file                -                 -                  - read_file
-NotebookRead         read*      read_file*                      read             read_file*               -                 -                  - read_file*
-Write                edit*      write_file                      edit*            write_file               -                 apply_patch*       - write_file
-Edit                 edit       replace                         edit             edit_file                -                 apply_patch        - edit|replace
-MultiEdit            edit       replace*                        edit             edit_file*               -                 apply_patch*       - edit*
-NotebookEdit         edit*      -                               edit             -                        -                 -                  - notebook_edit
-Bash                 bash       run_shell_command               execute|bash     bash                     -                 shell|exec_command - run_shell_command
-BashOutput           -          -                               -                inspect_background_task* -                 -                  - -
-KillShell            -          -                               -                cancel_background_task*  -                 -                  - -
-Grep                 grep       grep_search|search_file_content grep             search                   -                 -                  - grep_search|search_file_content
-Glob                 glob       glob                            glob             search*                  -                 -                  - glob
-LS                   list       list_directory                  -                -                        -                 -                  - list_directory
-WebFetch             webfetch   web_fetch                       web*             fetch                    -                 -                  - web_fetch
-WebSearch            websearch  google_web_search               web*             -                        -                 web_search         - web_search
-Task                 task       -                               agent|task       spawn_agent              -                 spawn_agent        - agent|task
-Agent                task       -                               agent            spawn_agent              -                 spawn_agent        - agent
-TaskOutput           -          -                               -                -                        -                 -                  - -
-TaskStop             -          -                               -                -                        -                 -                  - -
-TodoWrite            todowrite  write_todos                     todo|update_todo -                        -                 update_plan*       - todo_write
-TodoRead             todoread   -                               todo*            -                        -                 -                  - -
-AskUserQuestion      question   ask_user                        -                -                        -                 -                  - ask_user_question
-Skill                skill      activate_skill                  -                skill                    agh__skill_view*  -                  - skill
-SlashCommand         -          -                               -                -                        -                 -                  - -
-LSP                  lsp        -                               -                -                        -                 -                  - lsp
-EnterPlanMode        plan_enter enter_plan_mode                 -                -                        -                 -                  - enter_plan_mode
-ExitPlanMode         plan_exit  exit_plan_mode                  -                -                        -                 -                  - exit_plan_mode
-ListMcpResourcesTool -          list_mcp_resources              -                -                        -                 -                  - -
-ReadMcpResourceTool  -          read_mcp_resource               -                -                        -                 -                  - read_mcp_resource
-ToolSearch           -          -                               -                -                        agh__tool_search* -                  - tool_search
+Read                 read       read_file                       read|view        read_file                -                 -                  - read_file                       Read            Read
+NotebookRead         read*      read_file*                      read             read_file*               -                 -                  - read_file*                      -               -
+Write                edit*      write_file                      edit*            write_file               -                 apply_patch*       - write_file                      Write           Create
+Edit                 edit       replace                         edit             edit_file                -                 apply_patch        - edit|replace                    Edit            Edit
+MultiEdit            edit       replace*                        edit             edit_file*               -                 apply_patch*       - edit*                           Edit*           Edit*
+NotebookEdit         edit*      -                               edit             -                        -                 -                  - notebook_edit                   NotebookEdit    -
+Bash                 bash       run_shell_command               execute|bash     bash                     -                 shell|exec_command - run_shell_command               Bash            Execute
+BashOutput           -          -                               -                inspect_background_task* -                 -                  - -                               BashOutput      -
+KillShell            -          -                               -                cancel_background_task*  -                 -                  - -                               -               -
+Grep                 grep       grep_search|search_file_content grep             search                   -                 -                  - grep_search|search_file_content Grep            Grep
+Glob                 glob       glob                            glob             search*                  -                 -                  - glob                            Glob            Glob
+LS                   list       list_directory                  -                -                        -                 -                  - list_directory                  -               LS
+WebFetch             webfetch   web_fetch                       web*             fetch                    -                 -                  - web_fetch                       WebFetch        FetchUrl
+WebSearch            websearch  google_web_search               web*             -                        -                 web_search         - web_search                      WebSearch       WebSearch
+Task                 task       -                               agent|task       spawn_agent              -                 spawn_agent        - agent|task                      Agent           Task
+Agent                task       -                               agent            spawn_agent              -                 spawn_agent        - agent                           Agent           Task
+TaskOutput           -          -                               -                -                        -                 -                  - -                               -               TaskOutput
+TaskStop             -          -                               -                -                        -                 -                  - -                               TaskStop        TaskStop
+TodoWrite            todowrite  write_todos                     todo|update_todo -                        -                 update_plan*       - todo_write                      TodoWrite       TodoWrite
+TodoRead             todoread   -                               todo*            -                        -                 -                  - -                               -               -
+AskUserQuestion      question   ask_user                        -                -                        -                 -                  - ask_user_question               AskUserQuestion AskUser
+Skill                skill      activate_skill                  -                skill                    agh__skill_view*  -                  - skill                           Skill           Skill
+SlashCommand         -          -                               -                -                        -                 -                  - -                               -               -
+LSP                  lsp        -                               -                -                        -                 -                  - lsp                             -               -
+EnterPlanMode        plan_enter enter_plan_mode                 -                -                        -                 -                  - enter_plan_mode                 EnterPlanMode   -
+ExitPlanMode         plan_exit  exit_plan_mode                  -                -                        -                 -                  - exit_plan_mode                  ExitPlanMode    -
+ListMcpResourcesTool -          list_mcp_resources              -                -                        -                 -                  - -                               -               -
+ReadMcpResourceTool  -          read_mcp_resource               -                -                        -                 -                  - read_mcp_resource               -               -
+ToolSearch           -          -                               -                -                        agh__tool_search* -                  - tool_search                     -               ToolSearch
 """
 
 

@@ -1,0 +1,1 @@
+"""Factory Droid codec (docs/codecs/droid.md)."""

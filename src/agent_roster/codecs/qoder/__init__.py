@@ -1,0 +1,1 @@
+"""Qoder CLI codec (docs/codecs/qoder.md)."""
