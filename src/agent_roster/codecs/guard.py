@@ -13,7 +13,7 @@ reports each call that widened as ``widened``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import msgspec
 
@@ -118,7 +118,7 @@ def render_guarded(codec: Codec, request: RenderRequest, existing: ReadExisting)
         profiles = tuple(made[p.id][0] if p.id in made else p for p in request.profiles)
         retry = codec.render(msgspec.structs.replace(request, profiles=profiles), existing)
         # Checked against the profiles as written: narrowed is stricter, never the measure.
-        again = _widened(codec, request, existing, retry)
+        again = _widened(codec, request, existing, retry, only=made)
         narrowing = [
             Loss(
                 profile=pid,
@@ -155,19 +155,32 @@ def _in_profile_order(rendering: Rendering, by_id: dict[str, AgentProfile]) -> R
 
 
 def _widened(
-    codec: Codec, request: RenderRequest, existing: ReadExisting, rendering: Rendering
+    codec: Codec,
+    request: RenderRequest,
+    existing: ReadExisting,
+    rendering: Rendering,
+    only: Iterable[str] | None = None,
 ) -> dict[str, list[Widening]]:
-    """Each owned agent of ``rendering`` the target would let do more than its profile in
-    ``request``, with the calls that widen."""
+    """Each owned agent of ``rendering`` (or just those in ``only``) the target would let do
+    more than its profile in ``request``, with the calls that widen."""
     produced = {f.path: f.content for f in rendering.files}
+    on_disk: dict[str, str | None] = {}
 
     def read(path: str) -> str | None:
         text = produced.get(path)
-        return text if text is not None else _readable(existing, path)
+        if text is not None:
+            return text
+        # Every probe of every agent asks for the shared config files: read each once.
+        if path not in on_disk:
+            on_disk[path] = _readable(existing, path)
+        return on_disk[path]
 
     paths = _agent_paths(rendering)
+    wanted = None if only is None else set(only)
     found: dict[str, list[Widening]] = {}
     for profile in request.owned():
+        if wanted is not None and profile.id not in wanted:
+            continue
         own = paths.get(profile.id)
         if not own:
             continue
