@@ -19,6 +19,7 @@ import json
 import os
 import re
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -67,16 +68,22 @@ class KiloCli:
             **OFFLINE,
             **(self.env or {}),
         }
-        return subprocess.run(
-            [self.binary, *args, "--pure"],
-            cwd=self.workspace,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            stdin=subprocess.DEVNULL,
-            check=False,
-        )
+        # stdout goes to a file, not a pipe: the CLI exits without waiting for a pipe's
+        # pending writes, so under load `agent list` (tens of KB) came back cut short.
+        with tempfile.TemporaryFile("w+", encoding="utf-8") as out:
+            done = subprocess.run(
+                [self.binary, *args, "--pure"],
+                cwd=self.workspace,
+                env=env,
+                stdout=out,
+                stderr=subprocess.PIPE,
+                text=True,
+                timeout=timeout,
+                stdin=subprocess.DEVNULL,
+                check=False,
+            )
+            out.seek(0)
+            return subprocess.CompletedProcess(done.args, done.returncode, out.read(), done.stderr)
 
     def _ok(self, *args: str) -> str:
         done = self.run(*args)
