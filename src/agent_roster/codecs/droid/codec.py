@@ -13,12 +13,12 @@ servers live in ``mcpServers`` of ``.factory/mcp.json`` (project) and ``~/.facto
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from agent_roster.codecs import wholetools
+from agent_roster.codecs.agent_files import agent_files
 from agent_roster.codecs.base import (
     Discovery,
     Loss,
@@ -48,7 +48,7 @@ from agent_roster.codecs.droid.read import (
 from agent_roster.codecs.droid.render import PASS_THROUGH, render_profile
 from agent_roster.codecs.droid.tools import CATEGORIES, canonical_tools_of
 from agent_roster.codecs.native_io import existing_text
-from agent_roster.codecs.native_md import harness_diagnostic, keep_native, write_native
+from agent_roster.codecs.native_md import harness_diagnostic
 from agent_roster.codecs.prompt import import_body
 from agent_roster.codecs.support import declare
 from agent_roster.codecs.unloaded import report_not_loaded
@@ -200,22 +200,9 @@ class DroidCodec:
         ``.factory/mcp.json``."""
         out: list[Diagnostic] = []
         losses: list[Loss] = []
-        files: list[NativeFile] = []
-        rendered: list[AgentProfile] = []
-        for profile in request.profiles:
-            ready = render_profile(profile, request, out, losses)
-            if ready is None:
-                continue
-            path = f"{AGENTS_DIR}/{profile.id}.md"
-            generated = write_native(ready.data, ready.prompt)
-            content = keep_native(
-                profile.native.get(self.name),
-                generated,
-                functools.partial(read_text, path=path),
-                ready.prompt,
-            )
-            files.append(NativeFile(path=path, content=content, profile=profile.id))
-            rendered.append(profile)
+        files, rendered = agent_files(
+            self.name, AGENTS_DIR, request, render_profile, read_text, out, losses
+        )
         mcp = _mcp_file(rendered, request, existing, out)
         if mcp is not None:
             files.append(mcp)

@@ -13,7 +13,6 @@ variables in a project server's command and arguments are not expanded).
 
 from __future__ import annotations
 
-import functools
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -22,12 +21,12 @@ from typing import Any
 import msgspec
 
 from agent_roster.codecs import wholetools
+from agent_roster.codecs.agent_files import agent_files
 from agent_roster.codecs.base import (
     Discovery,
     Loss,
     LossOutcome,
     NativeAgent,
-    NativeFile,
     Probe,
     ReadExisting,
     Rendering,
@@ -38,7 +37,7 @@ from agent_roster.codecs.base import (
 )
 from agent_roster.codecs.claude import mcp as claude_mcp
 from agent_roster.codecs.claude.files import read_settings_text
-from agent_roster.codecs.native_md import harness_diagnostic, keep_native, write_native
+from agent_roster.codecs.native_md import harness_diagnostic
 from agent_roster.codecs.prompt import import_body
 from agent_roster.codecs.qoder.read import (
     AGENTS_DIR,
@@ -200,22 +199,9 @@ class QoderCodec:
         (project) or ``~/.qoder/settings.json`` (user)."""
         out: list[Diagnostic] = []
         losses: list[Loss] = []
-        files: list[NativeFile] = []
-        rendered: list[AgentProfile] = []
-        for profile in request.profiles:
-            ready = render_profile(profile, request, out, losses)
-            if ready is None:
-                continue
-            path = f"{AGENTS_DIR}/{profile.id}.md"
-            generated = write_native(ready.data, ready.prompt)
-            content = keep_native(
-                profile.native.get(self.name),
-                generated,
-                functools.partial(read_text, path=path),
-                ready.prompt,
-            )
-            files.append(NativeFile(path=path, content=content, profile=profile.id))
-            rendered.append(profile)
+        files, rendered = agent_files(
+            self.name, AGENTS_DIR, request, render_profile, read_text, out, losses
+        )
         mcp_path = PROJECT_MCP if request.scope is Scope.PROJECT else USER_SETTINGS
         refused = set()
         if request.scope is Scope.PROJECT:
