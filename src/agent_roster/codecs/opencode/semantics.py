@@ -19,7 +19,7 @@ from agent_roster.codecs.opencode.flavor import KILO, OPENCODE, Flavor
 from agent_roster.codecs.opencode.js import JsoncError, load_jsonc, merge_deep
 from agent_roster.codecs.opencode.read import RECOVERY
 from agent_roster.codecs.opencode.schema import check_agent, normalize, permission_map
-from agent_roster.codecs.permissions import RuleIndex, SourcedRule, evaluate, rules_from_config
+from agent_roster.codecs.permissions import RuleIndex, rules_from_config
 from agent_roster.codecs.semantics import DENY, agent_text
 from agent_roster.codecs.tool_names import opencode_mcp_key, split_ref, to_native
 from agent_roster.errors import UsageError
@@ -75,22 +75,6 @@ def config_files(flavor: Flavor, scope: Scope) -> tuple[str, ...]:
     return (KILO_CONFIG_FILES if flavor is KILO else CONFIG_FILES)[scope]
 
 
-def config_permission(
-    agent: NativeAgent, extra: tuple[str, ...] = (), flavor: Flavor = OPENCODE
-) -> dict[str, Any]:
-    """The merged ``permission`` of the config files the agent's scope reads (and
-    ``extra`` files before them, e.g. the global ones for a project agent)."""
-    merged: dict[str, Any] = {}
-    for path in (*extra, *config_files(flavor, agent.scope)):
-        text = agent.read(path)
-        if text is None:
-            continue
-        layer = _config_layer(text)
-        if layer is not None:
-            merged = merge_deep(merged, layer)
-    return merged
-
-
 @lru_cache(maxsize=64)
 def _config_layer(text: str) -> dict[str, Any] | None:
     # A render check asks a dozen probes of every agent against the same config file
@@ -141,23 +125,6 @@ def key_of(probe: Probe) -> str | None:
     return native.name if native is not None else None
 
 
-def decide_rules(
-    rules: tuple[PermissionRule, ...], config: dict[str, Any], probe: Probe
-) -> PermissionAction:
-    """OpenCode's decision for ``probe`` under an agent's own ``rules`` and the config
-    layers' merged ``permission``."""
-    key = key_of(probe)
-    if key is None:
-        return DENY
-    try:
-        layered = rules_from_config(config) if config else ()
-    except UsageError:
-        layered = ()
-    every = [SourcedRule(r, "opencode") for r in (*DEFAULTS, *layered, *rules)]
-    argument = probe.argument if split_ref(probe.tool).server is None else "*"
-    return evaluate(every, key, argument).action
-
-
 def decide(agent: NativeAgent, probe: Probe, flavor: Flavor = OPENCODE) -> PermissionAction:
     """The decision of OpenCode (or its fork ``flavor``) for ``probe`` made by ``agent``."""
     rules = agent_rules(agent, flavor)
@@ -168,9 +135,9 @@ def decide(agent: NativeAgent, probe: Probe, flavor: Flavor = OPENCODE) -> Permi
         return DENY
     texts = tuple(agent.read(path) for path in config_files(flavor, agent.scope))
     argument = probe.argument if split_ref(probe.tool).server is None else "*"
-    # The same answer as decide_rules, through an index built once per agent: a rendered
-    # agent holds a scoping deny for every other server (hundreds of rules), and a render
-    # check asks a dozen probes of each.
+    # The last matching rule of defaults, config layers and the agent's own decides, through
+    # an index built once per agent: a rendered agent holds a scoping deny for every other
+    # server (hundreds of rules), and a render check asks a dozen probes of each.
     return _index(rules, _layered(texts)).decide(key, argument)[0]
 
 
