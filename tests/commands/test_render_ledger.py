@@ -113,6 +113,27 @@ def test_a_deleted_profile_fails_check_and_prune_removes_it(vault: Path, tmp_pat
     assert render(vault, out, "--to", "claude", "--check").returncode == 0
 
 
+def test_a_deleted_system_profile_is_stale_though_a_project_has_its_id(tmp_path: Path) -> None:
+    # The example vault's webshop project has its own ``coding``: that must not keep the
+    # deleted system profile's rendered file (issue 13).
+    vault = tmp_path / "vault"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "examples" / "vault", vault)
+    assert (vault / "projects" / "webshop" / "agent-types" / "coding" / "profile.md").is_file()
+    out = tmp_path / "ws"
+    first = render(vault, out, "--to", "claude")
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert agent(out, "coding").is_file()
+    shutil.rmtree(vault / "agent-types" / "coding")
+    checked = render(vault, out, "--to", "claude", "--check")
+    assert checked.returncode == 1, checked.stdout + checked.stderr
+    assert f"stale     {agent(out, 'coding')} (--prune removes it)" in checked.stdout
+    pruned = render(vault, out, "--to", "claude", "--prune")
+    assert pruned.returncode == 0, pruned.stdout + pruned.stderr
+    assert f"removed   {agent(out, 'coding')}" in pruned.stdout
+    assert not agent(out, "coding").exists() and agent(out, "qa").is_file()
+    assert render(vault, out, "--to", "claude", "--check").returncode == 0
+
+
 def test_a_renamed_profile_replaces_its_file(vault: Path, tmp_path: Path) -> None:
     out = tmp_path / "ws"
     render(vault, out, "--to", "claude", "--to", "opencode")

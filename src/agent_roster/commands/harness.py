@@ -80,8 +80,10 @@ class EffectiveSet(NamedTuple):
     embedded: str = DEFAULT_EMBEDDED_SERVER
     #: Its command names: the catalog plus roster.toml's ``commands``.
     commands: frozenset[str] = DEFAULT_EMBEDDED_COMMANDS
-    #: Every profile id the vault has, in any scope, valid or not: a rendered file whose
-    #: profile is among them is not stale merely because it was not rendered this time.
+    #: Every profile id the vault has in the rendered scope (the system scope, plus the
+    #: project's when one is given), valid or not: a rendered file whose profile is among
+    #: them is not stale merely because it was not rendered this time. Another project's
+    #: profile of the same id does not keep a deleted system profile's file (issue 13).
     present: frozenset[str] = frozenset()
 
 
@@ -133,14 +135,13 @@ def load_effective(
         profiles.append(found.profile)
         for server in found.servers:
             by_name.setdefault(server.name, server)
-    present = frozenset(pid for _, pid in snapshot.profiles)
     return EffectiveSet(
         tuple(profiles),
         by_name,
         tuple(problems),
         config.embedded.name,
         config.embedded.command_names,
-        present,
+        frozenset(visible),
     )
 
 
