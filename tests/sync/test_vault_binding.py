@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -130,3 +131,27 @@ def test_a_database_from_before_the_rule_is_bound_by_its_next_sync(
     assert sync(other, db_url).returncode == 0
     assert present(db_url) == ["other"]
     assert sync(vault, db_url).returncode == 2
+
+
+def test_watch_and_up_refuse_another_vaults_database_as_sync_does(
+    db_url: str, tmp_path: Path
+) -> None:
+    # Seen: roster watch printed "watching" and then failed every sync with a traceback,
+    # forever. It ends now with sync's error and hint, exit 2; roster up too.
+    first = Path(shutil.copytree(EXAMPLE_VAULT, tmp_path / "first"))
+    second = other_vault(tmp_path / "second")
+    assert sync(first, db_url).returncode == 0
+    before = present(db_url)
+    refused = sync(second, db_url)
+    assert refused.returncode == 2
+    assert refused.stderr.startswith("error: this database does not belong to the vault at")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = str(probe.getsockname()[1])
+    for command in (["watch", "--settle-ms", "20"], ["up", "--port", port]):
+        result = roster("--vault", str(second), "--db", db_url, *command)
+        assert result.returncode == 2, command
+        assert result.stderr == refused.stderr, command
+        assert "Traceback" not in result.stdout + result.stderr
+        assert "watching" not in result.stdout + result.stderr
+    assert present(db_url) == before

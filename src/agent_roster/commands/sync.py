@@ -19,7 +19,7 @@ from sqlalchemy.engine import make_url
 
 from agent_roster.commands.context import RosterContext
 from agent_roster.diagnostics import Diagnostic
-from agent_roster.errors import UsageError
+from agent_roster.errors import UsageError, VaultMismatchError
 from agent_roster.resolve.config import load_config
 from agent_roster.resolve.live_config import LiveConfig
 from agent_roster.store import Store, default_db_url
@@ -159,8 +159,14 @@ def watch_vault(
     """Sync once, then keep syncing each settled batch of changes until ``stop`` is set.
 
     The first (full) sync runs as soon as the file watch is live, so that nothing saved
-    between that sync and the start of the watch can be missed; ``on_ready`` follows it."""
+    between that sync and the start of the watch can be missed; ``on_ready`` follows it.
+
+    A database that belongs to another vault ends the watch with sync's own
+    VaultMismatchError (issue 13): no retry can fix it, so it is not one more failed sync
+    to report and try again."""
     store = open_store(vault, db)
+    stop = stop or threading.Event()
+    refused: list[VaultMismatchError] = []
     try:
         config = LiveConfig(vault)
         _log_config(config.diagnostics)
@@ -174,13 +180,24 @@ def watch_vault(
                 _reload_config(config, engine)
             if not batch.full_rescan and batch.paths <= {CONFIG_FILE}:
                 return  # roster.toml alone: read again above, nothing to sync
-            report = engine.sync(None if batch.full_rescan else batch.paths)
+            try:
+                report = engine.sync(None if batch.full_rescan else batch.paths)
+            except VaultMismatchError as error:
+                refused.append(error)
+                stop.set()
+                return
             if on_report is not None:
                 on_report(report)
 
-        VaultWatcher(Path(vault), handle, settle_ms=settle_ms, stop=stop, on_ready=on_ready).run()
+        def ready() -> None:
+            if not refused and on_ready is not None:
+                on_ready()
+
+        VaultWatcher(Path(vault), handle, settle_ms=settle_ms, stop=stop, on_ready=ready).run()
     finally:
         store.close()
+    if refused:
+        raise refused[0]
 
 
 def _reload_config(config: LiveConfig, engine: SyncEngine) -> None:
