@@ -179,6 +179,32 @@ def test_the_import_keeps_exactly_the_tools_the_file_states(target: Path) -> Non
     assert json.loads(edit.stdout)["action"] == "deny", edit.stdout
 
 
+def test_a_literal_secret_in_a_shared_profile_is_refused(target: Path) -> None:
+    # Issue 13 item 4: import wrote a token in a profile's prose or fields into the vault.
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0" * 2
+    prose = (
+        "# Agent Profile: S\nagent_profile:\n  id: s\n  name: S\n"
+        f"  system_prompt_suffix: Push with {token} when done.\n"
+    )
+    field = (
+        "# Agent Profile: F\nagent_profile:\n  id: f\n  name: F\n"
+        f"  harness:\n    opencode:\n      apiKey: {token}\n"
+    )
+    for ident, text, where in (("s", prose, "sections.Role"), ("f", field, "harness")):
+        done = roster(target, "import", "-", "--json", stdin=text)
+        assert done.returncode == 2, done.stdout + done.stderr
+        error = json.loads(done.stdout)["error"]
+        assert error["code"] == "literal-secret"
+        assert error["message"].startswith(
+            f"refusing to write a literal secret into agent-types/{ident}/profile.md ({where}"
+        )
+        assert "--allow-literal-secret" in error["hint"] and token not in done.stdout
+        assert not (target / "agent-types" / ident).exists()
+    allowed = roster(target, "import", "-", "--allow-literal-secret", stdin=prose)
+    assert allowed.returncode == 0, allowed.stderr
+    assert token in (target / "agent-types" / "s" / "profile.md").read_text()
+
+
 @pytest.fixture
 def fake_gh(tmp_path: Path) -> tuple[dict[str, str], Path]:
     """A ``gh`` that records its argv and stdin, and serves a stored gist."""

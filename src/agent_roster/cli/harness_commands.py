@@ -93,8 +93,9 @@ def _context() -> RosterContext:
 @click.option(
     "--allow-literal-secret",
     is_flag=True,
-    help="--from: keep secrets' values in the vault [default: a server's become ${VAR} "
-    "references, an agent holding one is not imported].",
+    help="Keep secrets' values in the vault [default: --from: a server's become ${VAR} "
+    "references, an agent holding one is not imported; SOURCE: a profile holding one is "
+    "refused].",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @output.verbose_option
@@ -125,7 +126,9 @@ def import_(
             raise click.UsageError("--dry-run, --workspace, --home and --project need --from")
         from agent_roster.cli.share_commands import import_shared
 
-        return import_shared(settings, source, new_id, overwrite, install, as_json)
+        return import_shared(
+            settings, source, new_id, overwrite, install, as_json, allow_literal_secret
+        )
     assert harness is not None
     if new_id or install:
         raise click.UsageError("--id and --install are for a shared profile (SOURCE)")

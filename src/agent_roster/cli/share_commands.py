@@ -61,6 +61,7 @@ def import_shared(
     overwrite: bool,
     install: bool,
     as_json: bool,
+    allow_literal_secret: bool = False,
 ) -> int:
     from agent_roster.commands.context import RosterContext
     from agent_roster.commands.install import InstallProfileParams, install_profile
@@ -83,7 +84,14 @@ def import_shared(
         raise UsageError(
             f"{source!r} is neither a file nor a gist URL", hint="give a file, - or a gist URL"
         )
-    params = ImportParams(yaml=text, gist=gist, id=new_id, overwrite=overwrite, install=install)
+    params = ImportParams(
+        yaml=text,
+        gist=gist,
+        id=new_id,
+        overwrite=overwrite,
+        install=install,
+        allow_literal_secret=allow_literal_secret,
+    )
     with RosterContext(settings.vault, settings.db) as ctx:
         result = import_profile(ctx, params)
         ask = result.imported and result.missing and not as_json and source != "-"

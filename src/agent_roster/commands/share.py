@@ -10,11 +10,13 @@ Import takes that text (or a gist, fetched with ``gh gist view``), renders the p
 describes and parses it with the vault's own parser before anything is written: a profile
 that would not validate is not imported (``imported: false`` with the diagnostics). It keeps
 exactly the tools and permissions the file states, never more. It writes the registry
-servers the file brings (never replacing a different one without ``overwrite``) and the
-profile, then syncs, and says whether the sync took it. Dependencies are checked and
-listed; they are installed only with ``install`` (the CLI asks at a terminal), never because
-a file asked. Reading a file or stdin is the CLI's job: over HTTP and MCP a path would let a
-caller read any file, so those surfaces take the text itself.
+servers the file brings (their literal secrets turned into ``${VAR}`` references; never
+replacing a different one without ``overwrite``) and the profile (a literal secret in its
+fields or prose is refused, ``literal-secret``, unless ``allow_literal_secret``), then
+syncs, and says whether the sync took it. Dependencies are checked and listed; they are
+installed only with ``install`` (the CLI asks at a terminal), never because a file asked.
+Reading a file or stdin is the CLI's job: over HTTP and MCP a path would let a caller read
+any file, so those surfaces take the text itself.
 """
 
 from __future__ import annotations
@@ -25,13 +27,16 @@ from typing import Annotated
 import msgspec
 from msgspec import Meta
 
+from agent_roster import literal_secrets
 from agent_roster.commands.context import RosterContext
 from agent_roster.commands.install import InstallProfileParams, install_profile, vault_index
+from agent_roster.commands.writes import AllowLiteralSecret
 from agent_roster.diagnostics import Diagnostic, Severity, did_you_mean
 from agent_roster.diagnostics import make as diagnostic
 from agent_roster.errors import NotFoundError, UsageError
 from agent_roster.known_tools import KnownTools
 from agent_roster.model.mcp import McpServer
+from agent_roster.model.profile import AgentProfile
 from agent_roster.share import gist, yaml_format
 from agent_roster.vault.guard import exists_in_vault, read_in_vault
 from agent_roster.vault.mcp_parser import parse_mcp_server
@@ -68,6 +73,7 @@ class ImportParams(msgspec.Struct, frozen=True, kw_only=True):
     install: Annotated[
         bool, Meta(description="install missing npm/pip dependencies after importing")
     ] = False
+    allow_literal_secret: AllowLiteralSecret = False
 
 
 class ImportResult(msgspec.Struct, frozen=True, kw_only=True):
@@ -141,6 +147,12 @@ def import_profile(ctx: RosterContext, params: ImportParams) -> ImportResult:
             f"profile {ident!r} already exists ({rel})",
             hint="import it under another id with --id, or replace it with --overwrite",
         )
+    # The servers' secrets became references above; the profile's own fields and prose are
+    # refused as every other write refuses them (issue 13 item 4): a shared file is no
+    # reason to put a token into a folder people sync and commit.
+    literal_secrets.refuse(
+        _profile_literals(profile), target=rel, allow=params.allow_literal_secret
+    )
     server_texts, kept, server_problems = _servers_to_write(ctx, servers, params.overwrite)
     profile_text = render_profile(msgspec.structs.replace(profile, source=rel))
     known = KnownTools(
@@ -176,6 +188,16 @@ def import_profile(ctx: RosterContext, params: ImportParams) -> ImportResult:
         refused=[f"{issue.spec}: {issue.detail}" for issue in deps.refused],
         ready=deps.ready,
     )
+
+
+def _profile_literals(profile: AgentProfile) -> list[literal_secrets.Literal]:
+    """The literal secrets among what the profile.md would hold: its fields, and its prose
+    by section heading (``sections.Role``)."""
+    data = msgspec.to_builtins(profile)
+    for key in ("id", "source", "project", "created_at", "updated_at", "fields_set"):
+        data.pop(key, None)
+    data["sections"] = {section.heading: section.body for section in profile.sections}
+    return literal_secrets.find(data, owner=profile.id)
 
 
 def _servers_to_write(
