@@ -201,3 +201,20 @@ def test_a_pinned_ref_and_hostile_inputs(team: Path, vault: Path) -> None:
         assert "not a repository URL" in shown or "remote helper" in shown, shown
     code, _ = roster(vault, "source", "add", str(team), "--name", "z", "--ref", "--all")
     assert code == 2
+
+
+def test_a_url_with_credentials_is_refused_and_never_written(vault: Path) -> None:
+    before = (vault / "roster.toml").read_text()
+    for url, shown in (
+        ("https://someone:s3cret-pass@example.com/team/agents.git", "https://***@example.com"),
+        ("https://ghp_" + "a1B2c3D4e5F6g7H8i9J0" * 2 + "@github.com/t/a", "https://***@github.com"),
+    ):
+        code, report = roster(vault, "source", "add", url, "--name", "team")
+        assert code == 2
+        error = report["error"]
+        assert error["code"] == "literal-secret"
+        assert error["message"].startswith(f"refusing a source URL with credentials in it ({shown}")
+        assert "credential helper" in error["hint"]
+        assert "s3cret" not in json.dumps(report) and "ghp_" not in json.dumps(report)
+    assert (vault / "roster.toml").read_text() == before
+    assert not (vault / "roster.lock").exists()

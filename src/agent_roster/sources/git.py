@@ -16,8 +16,10 @@ import subprocess
 import tarfile
 from collections.abc import Sequence
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
-from agent_roster.errors import UsageError
+from agent_roster.errors import LiteralSecretError, UsageError
+from agent_roster.redact import MASK, redact_text
 
 TIMEOUT = 300.0
 _COMMIT = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?$")
@@ -27,13 +29,40 @@ MAX_BYTES = 64 << 20
 
 
 def check_url(url: str) -> str:
-    """A source location as git will get it: a URL or a local path, never an option."""
+    """A source location as git will get it: a URL or a local path, never an option, and
+    never one carrying credentials (it is written into roster.toml and roster.lock)."""
     text = url.strip()
     if not text or text.startswith("-") or "\n" in text or "\0" in text:
         raise UsageError(f"{url!r} is not a repository URL or path")
     if "::" in text.split("/", 1)[0]:
         raise UsageError(f"{url!r} uses a git remote helper; only file, git, http(s) and ssh")
+    shown = _without_credentials(text)
+    if shown is not None:
+        raise LiteralSecretError(
+            f"refusing a source URL with credentials in it ({shown}): it would be written "
+            "into roster.toml and roster.lock, which people sync and commit",
+            hint="give the URL without them and let git supply them: a credential helper "
+            "(git config --global credential.helper ..., or 'gh auth setup-git' for "
+            "GitHub), or an SSH URL",
+        )
     return text
+
+
+def _without_credentials(text: str) -> str | None:
+    """``text`` with its credentials masked when it carries any (a password, or a token
+    as the user name: ``https://ghp_...@github.com/...``), else None. A user name alone
+    (``ssh://git@host/...``, ``git@host:org/repo``) is no secret."""
+    if "://" not in text:
+        return None
+    try:
+        parts = urlsplit(text)
+        password, user = parts.password, parts.username
+    except ValueError:
+        return None
+    if password is None and (not user or redact_text(user) == user):
+        return None
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit(parts._replace(netloc=f"{MASK}@{host}"))
 
 
 def check_ref(ref: str) -> str:
