@@ -16,20 +16,31 @@ from typing import NamedTuple
 class CommandSpec(NamedTuple):
     """One command as data: its seed name (also the MCP tool name and the HTTP path), where
     its function is (``module:function``), its CLI words, whether it writes (the vault or
-    the database), and for a write that carries a ``base_hash``, the command that reads the
-    current one (the generated CLI uses it when ``--base-hash`` is left out)."""
+    the database), for a write that carries a ``base_hash``, the command that reads the
+    current one (the generated CLI uses it when ``--base-hash`` is left out), and the flags
+    that make a command that otherwise only reads act beyond roster (``export_profile``'s
+    ``gist`` publishes): with one of them set it takes POST, never GET, which a page on
+    another site could make a browser send with an ``<img>`` (issue 14 item 7)."""
 
     name: str
     target: str
     cli: str
     writes: bool
     base_from: str | None = None
+    acts_with: tuple[str, ...] = ()
 
 
 def _spec(
-    name: str, module: str, cli: str, *, writes: bool = False, base_from: str | None = None
+    name: str,
+    module: str,
+    cli: str,
+    *,
+    writes: bool = False,
+    base_from: str | None = None,
+    acts_with: tuple[str, ...] = (),
 ) -> CommandSpec:
-    return CommandSpec(name, f"agent_roster.commands.{module}:{name}", cli, writes, base_from)
+    target = f"agent_roster.commands.{module}:{name}"
+    return CommandSpec(name, target, cli, writes, base_from, acts_with)
 
 
 SPECS: tuple[CommandSpec, ...] = (
@@ -52,7 +63,7 @@ SPECS: tuple[CommandSpec, ...] = (
     _spec("check_profile", "install", "check"),
     _spec("install_profile", "install", "install", writes=True),
     # Export / import
-    _spec("export_profile", "share", "export"),
+    _spec("export_profile", "share", "export", acts_with=("gist",)),
     _spec("import_profile", "share", "import", writes=True),
     # MCP server registry
     _spec("list_mcp_servers", "mcp_registry", "mcp list"),

@@ -21,6 +21,8 @@ from agent_roster.commands.share import ExportParams, ImportParams, export_profi
 from agent_roster.errors import UsageError
 from agent_roster.vault.loader import load_vault
 
+from ..fake_gh import install_fake_gh
+
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "vault"
 ROSTER = [sys.executable, "-m", "agent_roster"]
 VOLATILE = ("source", "created_at", "updated_at", "project")
@@ -208,28 +210,9 @@ def test_a_literal_secret_in_a_shared_profile_is_refused(target: Path) -> None:
 @pytest.fixture
 def fake_gh(tmp_path: Path) -> tuple[dict[str, str], Path]:
     """A ``gh`` that records its argv and stdin, and serves a stored gist."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    record = tmp_path / "gh.json"
-    script = bin_dir / "gh"
-    script.write_text(
-        f"""#!{sys.executable}
-import json, sys
-args = sys.argv[1:]
-data = sys.stdin.read() if args[:2] == ["gist", "create"] else ""
-with open({str(record)!r}, "a") as out:
-    out.write(json.dumps({{"args": args, "stdin": data}}) + "\\n")
-if args[:2] == ["gist", "create"]:
-    open({str(tmp_path / "gist.txt")!r}, "w").write(data)
-    print("https://gist.github.com/someone/0123456789abcdef0123")
-elif args[:2] == ["gist", "view"]:
-    sys.stdout.write(open({str(tmp_path / "gist.txt")!r}).read())
-""",
-        encoding="utf-8",
-    )
-    script.chmod(0o755)
-    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"}
-    return env, record
+    gh = install_fake_gh(tmp_path)
+    env = {**os.environ, "PATH": f"{gh.bin_dir}:{os.environ['PATH']}"}
+    return env, gh.record
 
 
 def test_gist_export_and_import(source: Path, target: Path, fake_gh) -> None:  # type: ignore[no-untyped-def]

@@ -3,7 +3,8 @@
 
 Routes are derived from :mod:`agent_roster.commands.registry`, never written per command:
 ``POST /api/<command>`` takes the parameters as a JSON object; a command that writes nothing
-also answers ``GET /api/<command>?param=value`` for scalar parameters. The request and
+also answers ``GET /api/<command>?param=value`` for scalar parameters, except with a flag
+that makes it act beyond roster (``export_profile``'s ``gist``: POST only). The request and
 response schemas in the OpenAPI document are the commands' own parameter and result types
 (FastAPI writes it, when it is first asked for). The app itself is plain Starlette: a request
 reaches its command through one route and a dict.
@@ -66,6 +67,17 @@ def _endpoint(context: RosterContext, command: Command) -> Callable[[Request], A
                 if not isinstance(raw, dict):
                     raise UsageError("the request body must be a JSON object of parameters")
             params = command.decode(raw)
+            acting = [flag for flag in command.spec.acts_with if getattr(params, flag, False)]
+            if request.method == "GET" and acting:
+                # A GET is what another site's <img> or link makes a browser send: it must
+                # never publish (issue 14 item 7).
+                return _error_response(
+                    UsageError(
+                        f"{command.name} with {acting[0]} acts beyond roster, so it takes POST",
+                        hint=f"POST /api/{command.name} with the parameters as a JSON object",
+                    ),
+                    status=405,
+                )
             result = await run_command(command, context, params)
             body = _json(result)
         except json.JSONDecodeError as exc:
@@ -234,7 +246,7 @@ def _documented(events: EventSource | None) -> Any:
                     "parameters": [
                         {"name": name, "in": "query", "schema": schema}
                         for name, schema in body_schema.get("properties", {}).items()
-                        if is_scalar(schema)
+                        if is_scalar(schema) and name not in command.spec.acts_with
                     ],
                 },
             )

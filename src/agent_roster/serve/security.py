@@ -7,6 +7,10 @@
 * **Origin**: a browser request from any other origin than the daemon's own is refused, so
   another site's page cannot drive the API even where CORS would not protect it (simple
   POSTs, SSE).
+* **Sec-Fetch-Site**: a browser names where a request comes from even when it sends no
+  Origin (a GET from an ``<img>``, a link, a form); ``cross-site`` and ``same-site`` (another
+  port of localhost is the same site) are another page than the daemon's own, and refused.
+  Programs send no such header.
 * **Body size**: bodies above a limit are refused (413), counted as they stream in, not only
   from ``Content-Length``.
 * **Token**: when the daemon listens beyond loopback, every request but ``/healthz`` needs
@@ -109,6 +113,12 @@ class RequestGuard:
         if origin is not None and origin not in self._origins:
             return 403, ForbiddenError(
                 f"requests from origin {origin!r} are refused",
+                hint="only the daemon's own pages may call it from a browser",
+            )
+        site = headers.get("sec-fetch-site")
+        if site in ("cross-site", "same-site"):
+            return 403, ForbiddenError(
+                f"requests from another site's page are refused (Sec-Fetch-Site: {site})",
                 hint="only the daemon's own pages may call it from a browser",
             )
         given = _bearer(headers.get("authorization", ""))
