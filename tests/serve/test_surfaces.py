@@ -200,3 +200,34 @@ def test_an_unknown_command_or_a_get_of_a_write_is_refused_in_the_one_shape(serv
     assert write.status_code == 405
     assert write.json()["error"]["message"] == "delete_profile writes, so it takes POST"
     assert httpx.get(f"{served}/healthz").json() == {"status": "ok"}
+
+
+def test_an_unknown_path_or_method_is_answered_in_the_one_shape(served: str) -> None:
+    # Starlette answered these with its plain-text "Not Found" (issue 14).
+    hint = (
+        "the API is POST /api/<command> (the commands: /openapi.json); "
+        "also /mcp, /events and /healthz"
+    )
+    for path in ("/", "/nope", "/api", "/api/list_profiles/extra", "/favicon.ico"):
+        answer = httpx.get(f"{served}{path}")
+        assert answer.status_code == 404, path
+        assert answer.headers["content-type"] == "application/json", path
+        assert answer.json() == {
+            "error": {
+                "code": "not-found",
+                "message": f"no route {path}",
+                "hint": hint,
+                "diagnostics": [],
+            }
+        }, path
+    for method, path in (("PUT", "/api/list_profiles"), ("DELETE", "/healthz")):
+        answer = httpx.request(method, f"{served}{path}")
+        assert answer.status_code == 405, (method, path)
+        assert answer.json() == {
+            "error": {
+                "code": "usage",
+                "message": f"{path} does not take {method}",
+                "hint": "commands take POST (and GET when they only read); see /openapi.json",
+                "diagnostics": [],
+            }
+        }

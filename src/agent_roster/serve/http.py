@@ -28,6 +28,7 @@ from typing import Any, Protocol
 import anyio.to_thread
 import msgspec
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
@@ -330,4 +331,29 @@ def build_app(
         routes=routes,
         lifespan=lifespan,
         middleware=[Middleware(RequestGuard, settings=guard, verify_token=verify)],
+        # The router's own answers (an unknown path, a method a route does not take) in the
+        # one error shape too, not Starlette's plain text.
+        exception_handlers={HTTPException: _routing_error},
     )
+
+
+async def _routing_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    if exc.status_code == 404:
+        return _error_response(
+            NotFoundError(
+                f"no route {request.url.path}",
+                hint="the API is POST /api/<command> (the commands: /openapi.json); "
+                "also /mcp, /events and /healthz",
+            ),
+            status=404,
+        )
+    if exc.status_code == 405:
+        return _error_response(
+            UsageError(
+                f"{request.url.path} does not take {request.method}",
+                hint="commands take POST (and GET when they only read); see /openapi.json",
+            ),
+            status=405,
+        )
+    return _error_response(UsageError(str(exc.detail)), status=exc.status_code)
