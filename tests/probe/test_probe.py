@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -27,6 +28,7 @@ from agent_roster.probe.client import probe_many
 from tests.probe.conftest import server_file, write_clock
 
 ROSTER = [sys.executable, "-m", "agent_roster"]
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "vault"
 
 
 def by_server(results):  # type: ignore[no-untyped-def]
@@ -161,6 +163,37 @@ def test_list_available_tools(vault: Path) -> None:
     assert after["mcp__time__get_current_time"].source == "mcp"
     assert after["mcp__time__get_current_time"].status == "fresh"
     assert after["mcp__time__get_current_time"].description
+
+
+def test_tools_says_how_each_registry_server_is_had(tmp_path: Path) -> None:
+    # Issue 15 item 7: manager and package were null for every server in the registry.
+    # They come from the entry itself: the example's github runs the npm server, not the
+    # hosted one the well-known table names, and its context7 is the hosted URL.
+    vault = tmp_path / "vault"
+    shutil.copytree(EXAMPLES, vault)
+    (vault / "mcp-servers" / "time.md").write_text(
+        server_file("time", "/opt/tools/bin/mcp-server-time", ["--local-timezone=UTC"])
+    )
+    (vault / "mcp-servers" / "fetch.md").write_text(
+        server_file("fetch", "uvx", ["--from", "mcp-server-fetch==2025.4.7", "mcp-server-fetch"])
+    )
+    (vault / "mcp-servers" / "local.md").write_text(server_file("local", "./my-server", []))
+    done = run(vault, "tools", "--json")
+    assert done.returncode == 0, done.stderr
+    servers = {
+        s["name"]: (s["manager"], s["package"], s["url"])
+        for s in json.loads(done.stdout)["mcp_servers"]
+        if s["in_registry"]
+    }
+    assert servers == {
+        "context7": ("remote", None, "https://mcp.context7.com/mcp"),
+        "fetch": ("pip", "mcp-server-fetch", None),
+        "filesystem": ("npm", "@modelcontextprotocol/server-filesystem", None),
+        "github": ("npm", "@modelcontextprotocol/server-github", None),
+        "local": (None, None, None),
+        "playwright": ("npm", "@playwright/mcp", None),
+        "time": ("pip", "mcp-server-time", None),
+    }
 
 
 def test_list_available_tools_creates_no_database(vault: Path) -> None:

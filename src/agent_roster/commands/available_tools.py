@@ -12,14 +12,17 @@ rather than create one.
 
 from __future__ import annotations
 
+import re
+from pathlib import PurePath
 from typing import Annotated, Literal
 
 import msgspec
 from msgspec import Meta
 
 from agent_roster.commands.context import RosterContext
-from agent_roster.known_servers import KNOWN_MCP_SERVERS
+from agent_roster.known_servers import KNOWN_MCP_SERVERS, KnownServer
 from agent_roster.known_tools import CLAUDE_CODE_TOOLS
+from agent_roster.model.mcp import McpServer
 from agent_roster.store.catalog import CatalogEntry
 
 ToolSource = Literal["claude", "embedded", "mcp"]
@@ -47,7 +50,9 @@ class AvailableTool(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class AvailableServer(msgspec.Struct, frozen=True, kw_only=True):
-    """An MCP server: in the registry already, or well known and installable."""
+    """An MCP server: in the registry already, or well known and installable. ``manager``
+    (npm, pip or remote), ``package`` and ``url`` say how it is had; for a registry server
+    they are read from its entry, and null when the entry does not say (a local program)."""
 
     name: str
     description: str
@@ -98,15 +103,21 @@ def list_available_tools(ctx: RosterContext, params: ToolsParams) -> AvailableTo
             for tool in entry.result.tools
         ]
     registry = {server.name: server for server in servers}
-    listed = [
-        AvailableServer(
-            name=server.name,
-            description=server.description,
-            in_registry=True,
-            probed=server.name in probed,
+    known = {server.name: server for server in KNOWN_MCP_SERVERS}
+    listed = []
+    for server in servers:
+        manager, package, url = installed_by(server, known.get(server.name))
+        listed.append(
+            AvailableServer(
+                name=server.name,
+                description=server.description,
+                in_registry=True,
+                probed=server.name in probed,
+                manager=manager,
+                package=package,
+                url=url,
+            )
         )
-        for server in servers
-    ]
     listed += [
         AvailableServer(
             name=known.name,
@@ -120,6 +131,44 @@ def list_available_tools(ctx: RosterContext, params: ToolsParams) -> AvailableTo
         if known.name not in registry
     ]
     return AvailableTools(tools=tools, mcp_servers=listed)
+
+
+_NPM_RUNNERS = frozenset({"npx", "pnpx", "bunx"})
+_PIP_RUNNERS = frozenset({"uvx", "pipx"})
+#: Where a package name ends and its version or extras begin (``@playwright/mcp@latest``,
+#: ``mcp-server-git==1.2``, ``pkg[extra]``).
+_VERSION = re.compile(r"(?<=.)[@=<>~!\[;]")
+
+
+def installed_by(
+    server: McpServer, known: KnownServer | None
+) -> tuple[str | None, str | None, str | None]:
+    """How a registry server is had: ``(manager, package, url)``, read from its own entry
+    (a URL is ``remote``; ``npx PKG`` is npm, ``uvx PKG`` and ``pipx run PKG`` pip), else
+    from the well-known server of its name when the entry runs that server's package
+    (``command: mcp-server-time``). The entry wins over the well-known table: a vault's
+    ``github`` may run another package than the one the table names (issue 15 item 7)."""
+    if server.url:
+        return "remote", None, server.url
+    program = PurePath(server.command).name if server.command else ""
+    words = [a for a in server.args if not a.startswith("-")]
+    if program == "pipx" and words[:1] == ["run"]:
+        words = words[1:]
+    if words and program in _NPM_RUNNERS:
+        return "npm", _package_name(words[0]), None
+    if words and program in _PIP_RUNNERS:
+        given = dict(zip(server.args, server.args[1:], strict=False)).get("--from")
+        return "pip", _package_name(given or words[0]), None
+    if known is not None and known.package:
+        runs = {program, *(_package_name(word) for word in words)}
+        if known.package in runs:
+            return known.manager, known.package, None
+    return None, None, None
+
+
+def _package_name(spec: str) -> str:
+    found = _VERSION.search(spec)
+    return spec[: found.start()] if found else spec
 
 
 def _stored_catalog(ctx: RosterContext) -> dict[tuple[str, str | None], CatalogEntry]:
