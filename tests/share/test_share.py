@@ -21,7 +21,7 @@ from agent_roster.commands.share import ExportParams, ImportParams, export_profi
 from agent_roster.errors import UsageError
 from agent_roster.vault.loader import load_vault
 
-from ..fake_gh import install_fake_gh
+from ..fake_gh import GIST_URL, install_fake_gh
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "vault"
 ROSTER = [sys.executable, "-m", "agent_roster"]
@@ -251,6 +251,33 @@ def test_without_gh_the_error_says_so(source: Path, tmp_path: Path) -> None:
     )
     assert done.returncode == 2
     assert "gh (the GitHub CLI) is not installed" in done.stderr
+
+
+def test_when_gh_is_not_logged_in_the_error_says_so(
+    source: Path, target: Path, tmp_path: Path
+) -> None:
+    # Issue 15: gh answers every API command with its login advice and exit 4.
+    gh = install_fake_gh(tmp_path / "gh", logged_in=False)
+    env = {**os.environ, "PATH": f"{gh.bin_dir}:{os.environ['PATH']}"}
+    exported = roster(source, "export", "code-review", "--gist", env=env)
+    assert exported.returncode == 2
+    assert exported.stdout == ""
+    assert exported.stderr == (
+        "error: gh (the GitHub CLI) is not logged in, so it cannot create the gist\n"
+        "hint: run 'gh auth login' (or set GH_TOKEN), then try again\n"
+    )
+    imported = roster(target, "import", GIST_URL, "--json", env=env)
+    assert imported.returncode == 2
+    assert json.loads(imported.stdout) == {
+        "error": {
+            "code": "usage",
+            "message": "gh (the GitHub CLI) is not logged in, so it cannot fetch the gist",
+            "hint": "run 'gh auth login' (or set GH_TOKEN), then try again",
+            "diagnostics": [],
+        }
+    }
+    assert [call[:2] for call in gh.calls()] == [["gist", "create"], ["gist", "view"]]
+    assert sorted(p.name for p in (target / "agent-types").iterdir()) == []
 
 
 def test_a_gist_reference_is_checked_before_it_reaches_gh(target: Path) -> None:

@@ -16,6 +16,10 @@ _GIST = re.compile(
     r"^(?:https://gist\.github\.com/(?:[A-Za-z0-9-]+/)?)?(?P<id>[0-9a-f]{20,40})(?:/[0-9a-f]{40})?/?$"
 )
 TIMEOUT = 60.0
+#: gh's exit code when no account is logged in (``cmd/gh``: ``exitAuth``); it then prints
+#: "To get started with GitHub CLI, please run:  gh auth login".
+_GH_AUTH_ERROR = 4
+_ACTS = {"create": "create the gist", "view": "fetch the gist"}
 
 
 def gist_id(reference: str) -> str | None:
@@ -59,6 +63,11 @@ def _gh(argv: list[str], *, stdin: str | None) -> str:
         )
     except subprocess.TimeoutExpired:
         raise UsageError(f"gh did not answer within {TIMEOUT:g} s") from None
+    if done.returncode == _GH_AUTH_ERROR or "gh auth login" in done.stderr:
+        raise UsageError(
+            f"gh (the GitHub CLI) is not logged in, so it cannot {_ACTS.get(argv[2], argv[2])}",
+            hint="run 'gh auth login' (or set GH_TOKEN), then try again",
+        )
     if done.returncode != 0:
         message = (done.stderr or done.stdout).strip().splitlines()
         first = message[0] if message else f"exit {done.returncode}"
