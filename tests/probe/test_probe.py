@@ -234,7 +234,9 @@ def test_the_cli_probes_one_server_by_name_and_lists_the_catalog_and_tools(vault
     assert "timeout" in text.stdout
 
 
-def test_a_server_file_change_is_seen_by_the_daemon_catalog(vault: Path) -> None:
+def test_a_new_server_file_is_probed_without_a_sync_and_its_exit_reported(vault: Path) -> None:
+    # A registry file no sync has seen yet is probed from the vault itself; a command that
+    # exits at once is reported as server-exited, never raised. (No daemon is involved.)
     (vault / "mcp-servers" / "extra.md").write_text(
         server_file("extra", "false", []), encoding="utf-8"
     )

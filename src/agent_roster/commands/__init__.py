@@ -1,2 +1,2 @@
-"""Commands: plain typed functions returning data. The CLI, and later the MCP server, the
-HTTP API and the dashboard, are thin adapters over these functions."""
+"""Commands: plain typed functions returning data. The CLI, the embedded MCP server and the
+HTTP API are thin adapters over these functions."""

@@ -1,4 +1,5 @@
-"""In-process publish/subscribe for sync events (the dashboard and MCP server listen)."""
+"""In-process publish/subscribe for sync events (``roster up``'s notifier and its
+``/events`` streams listen)."""
 
 from __future__ import annotations
 
