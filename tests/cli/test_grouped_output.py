@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from agent_roster.cli import main
-from agent_roster.cli.output import GROUP_ABOVE, grouped_lines, print_diagnostics
+from agent_roster.cli.output import GROUP_ABOVE, MESSAGES_SHOWN, grouped_lines, print_diagnostics
 from agent_roster.diagnostics import make
 
 ROSTER = str(Path(sys.executable).with_name("roster"))
@@ -165,3 +165,49 @@ def test_sync_status_render_and_import_group_too(
         code = grouped.split("]")[0].split("[")[1]
         assert text.count(f"[{code}]") == 6, (name, text)
         assert " times: " not in text, (name, text)
+
+
+RESTRICTED = """---
+id: {ident}
+name: {ident}
+description: Reviews code.
+---
+## Role
+Review.
+
+## Tools
+```json
+{{"allowed": ["Read", "Grep"], "denied": ["Bash", "Edit", "WebFetch"]}}
+```
+"""
+
+
+def test_messages_that_name_their_profile_are_bounded_per_code(tmp_path: Path) -> None:
+    """A render that refuses 40 agents (each message names its agent, so none repeat
+    exactly) prints a few of them and one line for the rest, not one per agent."""
+    vault = tmp_path / "vault"
+    for i in range(40):
+        folder = vault / "agent-types" / f"r{i:02}"
+        folder.mkdir(parents=True)
+        (folder / "profile.md").write_text(RESTRICTED.format(ident=f"r{i:02}"), "utf-8")
+    argv = [ROSTER, "--vault", str(vault), "render", "--to", "cursor", "--out"]
+    done = subprocess.run(
+        [*argv, str(tmp_path / "out")], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    text = done.stdout + done.stderr
+    refused = [line for line in text.splitlines() if "error[render-widens] agent 'r" in line]
+    assert len(refused) == MESSAGES_SHOWN, text
+    summary = [line for line in text.splitlines() if "error[render-widens] ... and 35 more" in line]
+    assert len(summary) == 1 and "agent-types/r05/profile.md:1:1" in summary[0], text
+    assert "(--verbose lists each one)" in text
+    assert len(text.splitlines()) < 40, text
+    verbose = subprocess.run(
+        [*argv, str(tmp_path / "out2"), "--verbose"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    every = verbose.stdout + verbose.stderr
+    assert every.count("error[render-widens] agent 'r") == 40, every

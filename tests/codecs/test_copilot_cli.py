@@ -152,6 +152,15 @@ def test_the_agents_discover_finds_are_the_agents_the_cli_offers(
     claudey = next(p for p in profiles if p.id == "claudey")
     assert claudey.allowed_tools == ("Read", "Grep")
     assert sorted(cli.request("claudey").tool_names()) == sorted(("view", "grep", *ALWAYS))
+    # In a trusted folder too, the user's copy wins the id (issue 16 point 1: "trusted
+    # folder or not"), and discover says the same.
+    _trust(cli)
+    trusted, errors = _discover(cli)
+    assert errors == []
+    assert sorted(cli.agents()) == sorted(p.name for p in trusted)
+    shared = next(p for p in trusted if p.id == "shared")
+    assert shared.prompt.strip() == "USER BODY"
+    assert instructions(cli.request("shared")) == "USER BODY"
 
 
 @pytest.mark.timeout(600)

@@ -28,7 +28,7 @@ from agent_roster.serve.lock import state_dir
 from agent_roster.store import Store, sqlite_url
 
 from ..resolve.helpers import need_claude
-from .conftest import Daemon
+from .conftest import Daemon, free_port
 
 STUB = Path(__file__).with_name("stub_mcp_server.py")
 
@@ -87,5 +87,81 @@ def test_claude_reports_the_embedded_server_connected(vault: Path, tmp_path: Pat
         # The token decides: another one is refused by the daemon.
         wrong = claude(binary, ["mcp", "list"], project, home, {**env, TOKEN_ENV: "forged"})
         assert "agent-queue: " in wrong and "✘ Failed to connect" in wrong, wrong
+    finally:
+        daemon.stop()
+
+
+@pytest.mark.timeout(600)
+def test_a_rendered_mcp_config_attaches_the_embedded_server(vault: Path, tmp_path: Path) -> None:
+    """With roster.toml's ``[embedded_server] url`` naming where ``roster up`` serves,
+    ``roster render --to claude`` attaches the embedded server to every agent that allows
+    one of its commands, and the real CLI connects to the running daemon through the
+    rendered ``.mcp.json`` (a loopback daemon needs no token)."""
+    binary = need_claude()
+    daemon_port = free_port()
+    url = f"http://127.0.0.1:{daemon_port}/mcp"
+    config = vault / "roster.toml"
+    config.write_text(
+        config.read_text().replace('name = "agent-queue"', f'name = "agent-queue"\nurl = "{url}"')
+    )
+    project = tmp_path / "project"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "agent_roster",
+            "--vault",
+            str(vault),
+            "render",
+            "--to",
+            "claude",
+            "--out",
+            str(project),
+            "coding",
+            "code-review",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    servers = json.loads((project / ".mcp.json").read_text())["mcpServers"]
+    assert servers["agent-queue"] == {"type": "http", "url": url}
+    agent = (project / ".claude" / "agents" / "coding.md").read_text()
+    assert "- agent-queue\n" in agent and "- mcp__agent-queue__get_task\n" in agent
+    # Without the url the agent names commands of a server nothing attaches.
+    bare = tmp_path / "bare"
+    config.write_text(config.read_text().replace(f'\nurl = "{url}"', ""))
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "agent_roster",
+            "--vault",
+            str(vault),
+            "render",
+            "--to",
+            "claude",
+            "--out",
+            str(bare),
+            "coding",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    assert "agent-queue" not in json.loads((bare / ".mcp.json").read_text())["mcpServers"]
+    daemon = Daemon(vault, port=daemon_port)
+    try:
+        daemon.wait_ready()
+        home = tmp_path / "home"
+        home.mkdir()
+        approved = {"hasTrustDialogAccepted": True, "enabledMcpjsonServers": ["agent-queue"]}
+        (home / ".claude.json").write_text(json.dumps({"projects": {str(project): approved}}))
+        got = claude(binary, ["mcp", "get", "agent-queue"], project, home, {})
+        assert "Status: ✔ Connected" in got, got
+        assert f"URL: {url}" in got, got
     finally:
         daemon.stop()

@@ -64,6 +64,8 @@ def github_annotation(d: Diagnostic) -> str:
 
 #: Diagnostics sharing a code and message are printed one by one up to this many; above
 #: it, as one line with the count and this many places (issue 12 item 9).
+#: Distinct messages of one code printed before the rest become one line.
+MESSAGES_SHOWN = 5
 GROUP_ABOVE = 3
 
 
@@ -112,9 +114,30 @@ def grouped_lines(diagnostics: Iterable[Diagnostic]) -> list[str]:
     groups: dict[tuple[str, str, str], list[Diagnostic]] = {}
     for d in diagnostics:
         groups.setdefault((d.severity.value, d.code, d.message), []).append(d)
+    # Messages that name their profile (render-widens, render-unsupported) never repeat
+    # exactly: past MESSAGES_SHOWN such one-off messages of one code, the rest are one
+    # line. Messages that do repeat keep their own line each.
+    by_code: dict[tuple[str, str], list[list[Diagnostic]]] = {}
+    for (severity, code, _), members in groups.items():
+        if len(members) == 1:
+            by_code.setdefault((severity, code), []).append(members)
     lines: list[str] = []
     cut = False
+    summarized: set[tuple[str, str]] = set()
     for (severity, code, message), members in groups.items():
+        kinds = by_code.get((severity, code), [])
+        if len(kinds) > MESSAGES_SHOWN and members is kinds[MESSAGES_SHOWN]:
+            rest = [d for group in kinds[MESSAGES_SHOWN:] for d in group]
+            places = ", ".join(f"{d.path}:{d.line}:{d.column}" for d in rest[:GROUP_ABOVE])
+            more = len(rest) - min(len(rest), GROUP_ABOVE)
+            lines.append(
+                f"{severity}[{code}] ... and {len(rest):,} more like these, with other "
+                f"messages (at {places}" + (f" and {more:,} more)" if more else ")")
+            )
+            summarized.add((severity, code))
+            cut = True
+        if (severity, code) in summarized and len(members) == 1:
+            continue
         if len(members) <= GROUP_ABOVE:
             lines.extend(d.format() for d in members)
             continue

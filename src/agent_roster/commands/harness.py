@@ -108,6 +108,14 @@ def load_effective(
     good = [p.profile for p in snapshot.profiles.values() if p.ok and p.profile is not None]
     servers = [s.server for s in snapshot.servers.values() if s.ok and s.server is not None]
     index = ProfileIndex(config, good, servers, origins=False)
+    # roster.toml's [embedded_server] url says where agents reach roster's own command
+    # server (issue 14 item 3): an agent that allows one of its commands gets it attached,
+    # as a launch spec does, so a bare command name in its Tools reaches a real tool. Only
+    # the configured url counts, never whether `roster up` happens to run now: rendered
+    # files are committed and `render --check` must not change with the daemon's state.
+    embedded = config.embedded
+    attach = index.embedded_server() if embedded.url and embedded.inject else None
+    commands = embedded.command_names
     visible = {pid for scope, pid in snapshot.profiles if scope is None or scope == project}
     wanted = list(ids) or sorted(visible)
     missing = [ident for ident in wanted if ident not in visible]
@@ -132,9 +140,13 @@ def load_effective(
         found = index.effective(ident, project)
         if found is None:
             continue
-        profiles.append(found.profile)
+        profile = found.profile
         for server in found.servers:
             by_name.setdefault(server.name, server)
+        if attach is not None and _calls_embedded(profile, attach.name, commands):
+            profile = _with_server(profile, attach.name)
+            by_name.setdefault(attach.name, attach)
+        profiles.append(profile)
     return EffectiveSet(
         tuple(profiles),
         by_name,
@@ -143,6 +155,20 @@ def load_effective(
         config.embedded.command_names,
         frozenset(visible),
     )
+
+
+def _calls_embedded(profile: AgentProfile, server: str, commands: frozenset[str]) -> bool:
+    """Whether ``profile`` allows a command of the embedded server named ``server``: bare
+    (as profiles write them) or by its full MCP name."""
+    prefix = f"mcp__{server}__"
+    return any(tool in commands or tool.startswith(prefix) for tool in profile.allowed_tools)
+
+
+def _with_server(profile: AgentProfile, server: str) -> AgentProfile:
+    """``profile`` with ``server`` among its MCP servers (once)."""
+    if server in profile.mcp_servers:
+        return profile
+    return msgspec.structs.replace(profile, mcp_servers=(*profile.mcp_servers, server))
 
 
 class RenderReport(NamedTuple):
