@@ -179,6 +179,9 @@ class KnownTools:
         #: The hint for each unknown name seen in this load (``suggestions``: shared by the
         #: load's scopes, whose built-ins and commands are the same).
         self._suggestions: dict[str, str] = {} if suggestions is None else suggestions
+        #: The ``tool-unknown`` message and hint of each unknown name seen in this load
+        #: (``vault.profile_lists.unknown_tool_text``); None for a probed server's tool.
+        self.unknown_texts: dict[str, tuple[str, str] | None] = {}
 
     def is_known(self, name: str) -> bool:
         """True when ``name`` (optionally with a ``(pattern)`` rule suffix) is known."""

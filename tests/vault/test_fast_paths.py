@@ -262,6 +262,8 @@ DOCUMENTS = st.lists(
             '{"allowed": ["mcp__agent-queue__x", "Bash(git *)"], "denied": [[1]]}\n',
             # Clean names, some unknown: the fast path reports those itself.
             '{"allowed": ["Read", "shell", "mcp__nope__y"],\n "denied": ["Raed"]}\n',
+            # A probed server's tool it does not offer, beside a name no registry knows.
+            '{"allowed": ["shell",\n  "mcp__github__get_isue", "Grep"], "denied": ["x"]}\n',
             '["github", "github", "../x"]\n',
             '{"npm": ["eslint", "-e ."], "pip": ["x>=1", " ruff"], "commands": ["git"]}\n',
             '{"a": 1, "a": 2}\n',
@@ -289,7 +291,7 @@ DOCUMENTS = st.lists(
 def test_parse_profile_fast_paths_agree_with_the_exact_paths(
     text: str, expected: str | None, project: str | None
 ) -> None:
-    known = KnownTools(["github"])
+    known = KnownTools(["github"], catalog={"github": frozenset({"get_issue"})})
 
     def parse() -> tuple[object, ...]:
         parsed = parse_profile(text, expected_id=expected, project=project, known_tools=known)

@@ -201,9 +201,33 @@ def clean_names(value: Any, embedded: str) -> tuple[str, ...] | None:
     return names if len(set(names)) == len(names) else None
 
 
+#: The hint of a tool name no registry knows and no suggestion fits.
+UNKNOWN_TOOL_HINT = (
+    "kept as written; check the spelling, or add the server that provides it to mcp-servers/"
+)
+
+
+def unknown_tool_text(known: KnownTools, name: str) -> tuple[str, str] | None:
+    """The ``tool-unknown`` message and hint for ``name``, once per distinct name per load
+    (a real vault repeats a few unknown names in thousands of profiles: issue 12 item 8);
+    None when ``name`` is a tool of a probed server, whose hint :func:`unknown_tool` makes."""
+    texts = known.unknown_texts
+    if name in texts:
+        return texts[name]
+    text: tuple[str, str] | None = None
+    if known.probed_tools(name) is None:
+        text = (f"tool {name!r} is not a known tool", known.suggest(name) or UNKNOWN_TOOL_HINT)
+    texts[name] = text
+    return text
+
+
 def unknown_tool(
     block: JsonBlock, r: Reporter, known: KnownTools, key: str, index: int, name: str
 ) -> None:
+    text = unknown_tool_text(known, name)
+    if text is not None:
+        r.at(block, (key, index), "tool-unknown", *text)
+        return
     probed = known.probed_tools(name)
     if probed is not None:
         server, tool = name.split("(", 1)[0].removeprefix("mcp__").split("__", 1)
@@ -214,11 +238,6 @@ def unknown_tool(
         )
         message = f"tool {name!r}: server {server!r} has no tool {tool!r}"
         r.at(block, (key, index), "tool-unknown", message, hint)
-        return
-    hint = known.suggest(name) or (
-        "kept as written; check the spelling, or add the server that provides it to mcp-servers/"
-    )
-    r.at(block, (key, index), "tool-unknown", f"tool {name!r} is not a known tool", hint)
 
 
 def _string_list(

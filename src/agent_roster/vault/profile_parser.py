@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from agent_roster.diagnostics import Diagnostic, did_you_mean
+from agent_roster.diagnostics import Diagnostic, Severity, did_you_mean
 from agent_roster.known_tools import KnownTools
 from agent_roster.model.profile import AgentProfile, PromptSection
 from agent_roster.vault import markdown, profile_blocks, verbatim
@@ -26,7 +26,7 @@ from agent_roster.vault.jsonblock import JsonBlock, items_index
 from agent_roster.vault.markdown import Section, Structure
 from agent_roster.vault.paths import segment_problem
 from agent_roster.vault.profile_fast import UnknownTools, fast_fields
-from agent_roster.vault.profile_lists import unknown_tool
+from agent_roster.vault.profile_lists import unknown_tool, unknown_tool_text
 
 STRUCTURED = ("config", "tools", "mcp servers", "install")
 # Builds a NamedTuple without its Python-level ``__new__``: the same object, several times
@@ -175,10 +175,42 @@ def _unknown_tools(
     """The fast path's ``tool-unknown`` warnings, placed in the Tools block as the careful
     path places them (the same ``JsonBlock`` over the same text and first line)."""
     out: list[Diagnostic] = []
-    r = Reporter(path, out)
     first_line = text.count("\n", 0, unknown.start) + 1
     content = text[unknown.start : unknown.end]
     positions = items_index(content, unknown.value, unknown.names)
+    if positions is not None:
+        # Each name is written once (items_index checked it): its line and column come
+        # straight from its offset, as JsonBlock.line_column would give them, and its
+        # message and hint from the load's memo.
+        # The names come in the text's order, so lines are counted from the previous one
+        # on: 100,000 names in one block stay linear (issue 11 item 6).
+        offsets = positions.values
+        line, line_start, previous = first_line, -1, 0
+        for key, index, name in unknown.names:
+            said = unknown_tool_text(known, name)
+            if said is None:
+                break  # a probed server's tool: the general path below words it
+            offset = offsets[(key, index)]
+            newlines = content.count("\n", previous, offset)
+            if newlines:
+                line += newlines
+                line_start = content.rfind("\n", previous, offset)
+            previous = offset
+            out.append(
+                Diagnostic(
+                    path=path,
+                    line=line,
+                    column=offset - line_start,
+                    severity=Severity.WARNING,
+                    code="tool-unknown",
+                    message=said[0],
+                    hint=said[1],
+                )
+            )
+        else:
+            return tuple(out)
+        out.clear()
+    r = Reporter(path, out)
     block = JsonBlock(content, first_line, unknown.value, positions)
     for key, index, name in unknown.names:
         unknown_tool(block, r, known, key, index, name)
