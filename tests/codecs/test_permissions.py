@@ -9,7 +9,10 @@ through the real CLI in ``test_opencode_cli.py::test_bash_decisions_match_the_ca
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from agent_roster.codecs import permissions
 from agent_roster.codecs.permissions import (
     SourcedRule,
     effective_rules,
@@ -216,8 +219,6 @@ def test_todowrite_takes_only_an_action() -> None:
 
 # --- the indexed evaluator and dead-rule removal agree with the plain definitions ----------
 
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
 
 from agent_roster.codecs.opencode.rules import live_rules  # noqa: E402
 from agent_roster.codecs.permissions import RuleIndex  # noqa: E402
@@ -263,3 +264,14 @@ def test_live_rules_matches_the_pairwise_definition(rules: list[PermissionRule])
         if not any(_covers_reference(later, rule) for later in rules[i + 1 :])
     ]
     assert live_rules(rules) == reference
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.text(alphabet="ab/\\* ?~\n", max_size=8),
+    st.text(alphabet="ab/\\* ?~\n", max_size=8),
+)
+def test_wildcard_shortcuts_agree_with_the_pattern_itself(text: str, pattern: str) -> None:
+    """The literal and ``*`` shortcuts give what the compiled pattern gives."""
+    compiled = permissions._compile(pattern).match(text.replace("\\", "/")) is not None
+    assert wildcard_match(text, pattern) is compiled

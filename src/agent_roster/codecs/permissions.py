@@ -49,16 +49,22 @@ def _compile(pattern: str) -> re.Pattern[str]:
 
 def wildcard_match(text: str, pattern: str) -> bool:
     """Whether ``text`` matches the OpenCode wildcard ``pattern`` (case-sensitive)."""
+    # The render check evaluates hundreds of thousands of rules (issue 12 item 8): most
+    # patterns are "*" or a plain key, which need no regex.
+    if pattern == "*":
+        return True
+    if "*" not in pattern and "?" not in pattern and "\\" not in pattern:
+        return text.replace("\\", "/") == pattern
     return _compile(pattern).match(text.replace("\\", "/")) is not None
 
 
 def expand_home(pattern: str, home: str | None = None) -> str:
     """OpenCode expands ``~``, ``~/x``, ``$HOME`` and ``$HOME/x`` at the start of a pattern."""
-    home = home if home is not None else os.path.expanduser("~")
-    if pattern == "~" or pattern.startswith("~/"):
-        return home + pattern[1:]
-    if pattern.startswith("$HOME"):
-        return home + pattern[5:]
+    if pattern[:1] == "~":
+        if pattern == "~" or pattern.startswith("~/"):
+            return (home if home is not None else os.path.expanduser("~")) + pattern[1:]
+    elif pattern.startswith("$HOME"):
+        return (home if home is not None else os.path.expanduser("~")) + pattern[5:]
     return pattern
 
 
