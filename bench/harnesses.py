@@ -22,10 +22,12 @@ Shared targets (rulesync 17 name): claude (``claudecode``), opencode, kilo, code
 Qoder, AGH or defect.
 
 Like for like. The generated profiles deny calls that several harnesses cannot express
-(AGH, Codex and Cursor cannot hold any of them, Copilot and Qwen Code some), so by default
-roster refuses those agents (``render-widens``, the never-widen rule), while rulesync writes
-them all. A render that writes a fraction of the agents is not comparable, per agent or
-against rulesync. So both of roster's runs render with the explicit opt-in
+(Copilot's ``search`` grants Grep and Glob together, Qwen Code's edit tool cannot be denied
+by path, Cursor would allow the reads, edits, web and MCP calls they deny...): by default
+roster refuses those agents (``render-widens``, the never-widen rule; on a 200-profile
+vault AGH, Codex and Cursor wrote none, Copilot 57 and Qwen Code 156), while rulesync
+writes them all. A render that writes a fraction of the agents is not comparable, per agent
+or against rulesync. So both of roster's runs render with the explicit opt-in
 (``allow_widening`` / ``--allow-widening``): the never-widen check still runs for every
 agent (its cost is measured) and reports what widens; the agent is written anyway. Every
 run of every side is then counted on disk: the distinct agents in the folders each harness
