@@ -8,10 +8,10 @@ roster CLI is at least 8x rulesync on every shared target.
 
 For each harness, repeated (``--reps``) and interleaved with the others:
 
-* **ours** — ``commands.harness.render_agents(vault, [H], out=DIR)`` in this process into a
-  fresh folder (load, merge, render, write every file);
-* **ours, CLI** — ``roster --vault V render --to H --out DIR`` as a subprocess, for the
-  harnesses rulesync shares (interpreter start-up included);
+* **ours** — ``commands.harness.render_agents(vault, [H], out=DIR, allow_widening=True)``
+  in this process into a fresh folder (load, merge, render, write every file);
+* **ours, CLI** — ``roster --vault V render --to H --allow-widening --out DIR`` as a
+  subprocess, for the harnesses rulesync shares (interpreter start-up included);
 * **rulesync** — ``rulesync generate --targets T --features subagents,mcp`` in a fresh copy
   of the same agents as a rulesync project (``bench/rulesyncgen.py``, every agent for
   every shared target), copied untimed.
@@ -19,10 +19,28 @@ For each harness, repeated (``--reps``) and interleaved with the others:
 Shared targets (rulesync 17 name): claude (``claudecode``), opencode, kilo, codex
 (``codexcli``), copilot (``copilotcli``), cursor, qwen (``qwencode``), droid
 (``factorydroid``). rulesync 17 has no Gemini CLI target (it moved to Antigravity) and no
-Qoder, AGH or defect. Each side must write one
-agent file per profile it renders (roster may refuse a profile a harness cannot hold; the
-count is shown). Outputs go to a tmpfs (``/dev/shm``) when there is one. Prints a table and,
-last, one JSON line; exits 0 when the targets pass, 1 when not, 2 when it cannot run.
+Qoder, AGH or defect.
+
+Like for like. The generated profiles deny calls that several harnesses cannot express
+(Copilot's ``search`` grants Grep and Glob together, Qwen Code's edit tool cannot be denied
+by path, Cursor would allow the reads, edits, web and MCP calls they deny...): by default
+roster refuses those agents (``render-widens``, the never-widen rule; on a 200-profile
+vault AGH, Codex and Cursor wrote none, Copilot 57 and Qwen Code 156), while rulesync
+writes them all. A render that writes a fraction of the agents is not comparable, per agent
+or against rulesync. So both of roster's runs render with the explicit opt-in
+(``allow_widening`` / ``--allow-widening``): the never-widen check still runs for every
+agent (its cost is measured) and reports what widens; the agent is written anyway. Every
+run of every side is then counted on disk: the distinct agents in the folders each harness
+reads (``agents``, Droid's ``droids``) must equal the number of profiles. When a count
+differs the figures are still printed, with the reasons roster gave (the codes of its error
+diagnostics), but the run is not like for like: it fails with exit status 2. Refusals that
+``--allow-widening`` does not lift remain: a profile naming an MCP server the harness cannot
+configure at all (``render-unsupported``: Codex has no SSE transport, AGH MCP servers no
+headers) is not written, and the count says so.
+
+Outputs go to a tmpfs (``/dev/shm``) when there is one. Prints a table and, last, one JSON
+line; exits 0 when the targets pass, 1 when a target fails, 2 when it cannot run or a count
+differs from the number of profiles.
 """
 
 from __future__ import annotations
@@ -34,8 +52,9 @@ import signal
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rulesyncgen
@@ -67,6 +86,17 @@ RULESYNC_TARGETS = {
 }
 
 
+def count_agents(root: Path, skip: tuple[str, ...] = ()) -> int:
+    """Distinct agents on disk under ``root`` (``agent_of`` each file's relative path)."""
+    names = set()
+    for folder, dirs, files in os.walk(root):
+        if folder == str(root):
+            dirs[:] = [d for d in dirs if d not in skip]
+        rel = os.path.relpath(folder, root)
+        names.update(name for f in files if (name := agent_of(os.path.join(rel, f))))
+    return len(names)
+
+
 def count_files(root: Path, skip: tuple[str, ...] = ()) -> int:
     total = 0
     for folder, dirs, names in os.walk(root):
@@ -90,18 +120,40 @@ def agent_of(path: str) -> str:
     return name
 
 
-def run_ours(vault: Path, harness: str, out: Path) -> tuple[float, float, int, int, int]:
-    """Wall and CPU seconds, files written, agent files written, profiles refused."""
+class Ours(NamedTuple):
+    """One in-process render: wall and CPU seconds, files reported, agents on disk, profiles
+    refused (an error diagnostic names them), profiles written though they widen, and the
+    error codes with their counts."""
+
+    wall: float
+    cpu: float
+    files: int
+    agents: int
+    refused: int
+    widened: int
+    errors: dict[str, int]
+
+
+def run_ours(vault: Path, harness: str, out: Path) -> Ours:
+    from agent_roster.codecs.base import LossOutcome
     from agent_roster.commands.harness import render_agents
 
     cpu0 = time.process_time() + _child_cpu()
     start = time.perf_counter()
-    report = render_agents(vault, [harness], out=out)
+    report = render_agents(vault, [harness], out=out, allow_widening=True)
     wall = time.perf_counter() - start
     cpu = time.process_time() + _child_cpu() - cpu0
-    agents = len({name for f in report.files if (name := agent_of(f.path))})
-    refused = len({d.path for d in report.diagnostics if d.is_error})
-    return wall, cpu, len(report.files), agents, refused
+    errors = [d for d in report.diagnostics if d.is_error]
+    widened = {loss.profile for loss in report.losses if loss.outcome is LossOutcome.WIDENED}
+    return Ours(
+        wall,
+        cpu,
+        len(report.files),
+        count_agents(out),
+        len({d.path for d in errors}),
+        len(widened),
+        dict(Counter(d.code for d in errors)),
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -142,6 +194,7 @@ def measure(args: Any, rulesync: str, version: str, work: Path) -> int:
     rulesyncgen.write_project(project, effective.profiles, effective.servers, targets)
     del effective
     warm(vault, project, package_dir(rulesync))
+    rulesync_inputs = (".rulesync", "rulesync.jsonc")
     slot = 0
 
     def fresh() -> Path:
@@ -151,7 +204,10 @@ def measure(args: Any, rulesync: str, version: str, work: Path) -> int:
 
     ours: dict[str, list[float]] = {h: [] for h in harnesses}
     cpu: dict[str, list[float]] = {h: [] for h in harnesses}
-    counts: dict[str, tuple[int, int, int]] = {}
+    last: dict[str, Ours] = {}
+    cli_agents: dict[str, list[int]] = {h: [] for h in shared}
+    rs_agents: dict[str, list[int]] = {h: [] for h in shared}
+    short: list[str] = []  # runs whose agents on disk differ from the profiles
     cli: dict[str, list[float]] = {h: [] for h in shared}
     rs: dict[str, list[float]] = {h: [] for h in shared}
     cli_cpu: dict[str, list[float]] = {h: [] for h in shared}
@@ -160,20 +216,29 @@ def measure(args: Any, rulesync: str, version: str, work: Path) -> int:
     failures: list[str] = []
     for rep in range(args.reps):
         for harness in harnesses:
-            wall, used, files, agents, refused = run_ours(vault, harness, fresh())
-            ours[harness].append(wall)
-            cpu[harness].append(used)
-            counts[harness] = (files, agents, refused)
+            run = run_ours(vault, harness, fresh())
+            ours[harness].append(run.wall)
+            cpu[harness].append(run.cpu)
+            last[harness] = run
+            if run.agents != n:
+                why = ", ".join(f"{c} x{k}" for c, k in sorted(run.errors.items())) or "no error"
+                short.append(f"ours {harness}: {run.agents:,} agents on disk for {n:,} ({why})")
             if harness not in shared:
                 continue
             out = fresh()
             out.mkdir()
             argv = [*roster_argv(), "--vault", str(vault), "render", "--to", harness]
-            took, used, code, err = run_subprocess([*argv, "--out", str(out)], out.parent)
+            argv += ["--allow-widening", "--out", str(out)]
+            took, used, code, err = run_subprocess(argv, out.parent)
             cli[harness].append(took)
             cli_cpu[harness].append(used)
+            cli_agents[harness].append(count_agents(out))
             if code not in (0, 1):  # 1: some profile refused, reported
                 failures.append(f"roster render --to {harness} exited {code}: {err[-300:]}")
+            if cli_agents[harness][-1] != n:
+                short.append(
+                    f"ours, CLI {harness}: {cli_agents[harness][-1]:,} agents on disk for {n:,}"
+                )
             copy = fresh()
             shutil.copytree(project, copy)
             target = RULESYNC_TARGETS[harness]
@@ -182,7 +247,12 @@ def measure(args: Any, rulesync: str, version: str, work: Path) -> int:
             )
             rs[harness].append(took)
             rs_cpu[harness].append(used)
-            rs_files[harness] = count_files(copy, (".rulesync", "rulesync.jsonc"))
+            rs_files[harness] = count_files(copy, rulesync_inputs)
+            rs_agents[harness].append(count_agents(copy, rulesync_inputs))
+            if rs_agents[harness][-1] != n:
+                short.append(
+                    f"rulesync {target}: {rs_agents[harness][-1]:,} agents on disk for {n:,}"
+                )
             if code != 0:
                 failures.append(f"rulesync generate --targets {target} exited {code}: {err[-300:]}")
         print(f"repetition {rep + 1}/{args.reps} done", file=sys.stderr)
@@ -197,27 +267,35 @@ def measure(args: Any, rulesync: str, version: str, work: Path) -> int:
     print()
     print(
         f"{'harness':<10}{'ours s':>8}{'µs/agent':>10}{'vs claude':>10}{'agents':>8}"
-        f"{'refused':>8}{'CLI s':>8}{'rulesync s':>11}{'rs files':>9}{'CLI ratio':>10}"
+        f"{'refused':>8}{'widened':>8}{'CLI s':>8}{'CLI agts':>9}{'rulesync s':>11}"
+        f"{'rs agts':>8}{'CLI ratio':>10}"
     )
     per_agent_ok = cli_ok = True
     for harness in harnesses:
         best = Timing(harness, ours[harness]).best
-        files, agents, refused = counts[harness]
-        written = max(agents, 1)
-        relative = (best / written) / (claude_best / max(counts["claude"][1], 1))
+        run = last[harness]
+        written = max(run.agents, 1)
+        relative = (best / written) / (claude_best / max(last["claude"].agents, 1))
         per_agent_ok &= relative <= TARGET_PER_AGENT
         row: dict[str, Any] = {
             "harness": harness,
             "best_s": round(best, 3),
             "runs_s": [round(x, 3) for x in ours[harness]],
             "cpu_best_s": round(min(cpu[harness]), 3),
-            "files": files,
-            "agents": agents,
-            "refused": refused,
+            "files": run.files,
+            "agents": run.agents,
+            "refused": run.refused,
+            "widened": run.widened,
+            "errors": run.errors,
             "us_per_agent": round(best / written * 1e6, 1),
             "vs_claude_per_agent": round(relative, 2),
+            "cpu_vs_claude_per_agent": round(
+                (min(cpu[harness]) / written)
+                / (min(cpu["claude"]) / max(last["claude"].agents, 1)),
+                2,
+            ),
         }
-        cells = ["", "", "", ""]
+        cells = ["", "", "", "", ""]
         if harness in shared:
             cli_best = Timing(harness, cli[harness]).best
             rs_best = Timing(harness, rs[harness]).best
@@ -229,14 +307,23 @@ def measure(args: Any, rulesync: str, version: str, work: Path) -> int:
                 cli_cpu_best_s=round(min(cli_cpu[harness]), 3),
                 rulesync_cpu_best_s=round(min(rs_cpu[harness]), 3),
                 rulesync_files=rs_files[harness],
+                cli_agents=cli_agents[harness],
+                rulesync_agents=rs_agents[harness],
                 cli_ratio=round(ratio, 2),
                 cli_cpu_ratio=round(min(rs_cpu[harness]) / min(cli_cpu[harness]), 2),
             )
-            cells = [f"{cli_best:.2f}", f"{rs_best:.2f}", f"{rs_files[harness]:,}", f"{ratio:.1f}x"]
+            cells = [
+                f"{cli_best:.2f}",
+                f"{min(cli_agents[harness]):,}",
+                f"{rs_best:.2f}",
+                f"{min(rs_agents[harness]):,}",
+                f"{ratio:.1f}x",
+            ]
         rows.append(row)
         print(
             f"{harness:<10}{best:>8.2f}{best / written * 1e6:>10.0f}{relative:>9.2f}x"
-            f"{agents:>8,}{refused:>8,}{cells[0]:>8}{cells[1]:>11}{cells[2]:>9}{cells[3]:>10}"
+            f"{run.agents:>8,}{run.refused:>8,}{run.widened:>8,}{cells[0]:>8}{cells[1]:>9}"
+            f"{cells[2]:>11}{cells[3]:>8}{cells[4]:>10}"
         )
     print()
     print("ratios are wall time, best of the runs; the JSON also has CPU seconds (on a busy")
@@ -249,9 +336,16 @@ def measure(args: Any, rulesync: str, version: str, work: Path) -> int:
         f"{'PASS' if cli_ok else 'FAIL'}  roster render (CLI) >= {TARGET_CLI:g}x rulesync on "
         f"every shared target"
     )
+    like = not short
+    print(
+        f"{'PASS' if like else 'FAIL'}  like for like: every side wrote one agent per profile "
+        f"({n:,}) in every run"
+    )
+    for line in dict.fromkeys(short):
+        print(f"FAIL  {line}")
     for failure in failures:
         print(f"FAIL  {failure}")
-    passed = per_agent_ok and cli_ok and not failures
+    passed = per_agent_ok and cli_ok and like and not failures
     summary = {
         "bench": "harnesses",
         "profiles": n,
@@ -260,11 +354,15 @@ def measure(args: Any, rulesync: str, version: str, work: Path) -> int:
         "load_average": [round(x, 2) for x in load],
         "pass_per_agent": per_agent_ok,
         "pass_cli": cli_ok,
+        "like_for_like": like,
+        "short": list(dict.fromkeys(short)),
         "failures": failures,
         "passed": passed,
         "harnesses": rows,
     }
     print(json.dumps(summary, separators=(",", ":")))
+    if not like:
+        return 2
     return 0 if passed else 1
 
 

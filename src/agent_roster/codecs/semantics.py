@@ -20,6 +20,7 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 from agent_roster.codecs.base import NativeAgent, Probe
+from agent_roster.codecs.native_md import NativeDocument, read_native
 from agent_roster.codecs.permissions import (
     ALIASES,
     SECONDARY,
@@ -183,3 +184,11 @@ def agent_text(agent: NativeAgent, path: str | None = None) -> str | None:
     """The text of the agent's file (its first path, or ``path``)."""
     target = path if path is not None else (agent.paths[0] if agent.paths else "")
     return agent.read(target) if target else None
+
+
+@lru_cache(maxsize=64)
+def agent_document(text: str, path: str) -> NativeDocument | None:
+    """``read_native`` of an agent file, once per content: a render check asks a dozen
+    probes of every agent, each of which would otherwise parse its frontmatter again.
+    Callers only read the result."""
+    return read_native(text, path, [])

@@ -20,6 +20,7 @@ configure is inherited from the parent session, so its tools are allowed.
 from __future__ import annotations
 
 import tomllib
+from functools import lru_cache
 from typing import Any
 
 from agent_roster.codecs.base import NativeAgent, Probe
@@ -50,10 +51,18 @@ def _table(value: Any) -> dict[str, Any]:
 def _toml(text: str | None) -> dict[str, Any]:
     if text is None:
         return {}
+    return _parsed(text) or {}
+
+
+@lru_cache(maxsize=64)
+def _parsed(text: str) -> dict[str, Any] | None:
+    # A render check asks a dozen probes of every role against the same role file and the
+    # same config.toml (which holds every server of the render): parsed once per content,
+    # not once per probe. Callers only read the result.
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError:
-        return {}
+        return None
 
 
 def decide_data(role: dict[str, Any], config: dict[str, Any], probe: Probe) -> PermissionAction:
@@ -90,8 +99,7 @@ def decide(agent: NativeAgent, probe: Probe) -> PermissionAction:
     text = agent_text(agent)
     if text is None:
         return DENY
-    try:
-        role = tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
+    role = _parsed(text)
+    if role is None:
         return DENY  # Codex skips a role file it cannot parse
     return decide_data(role, _toml(agent.read(CONFIG_FILE)), probe)

@@ -12,8 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent_roster.codecs.base import NativeAgent, Probe
-from agent_roster.codecs.native_md import read_native
-from agent_roster.codecs.semantics import ALLOW, DENY, agent_text
+from agent_roster.codecs.semantics import ALLOW, DENY, agent_document, agent_text
 from agent_roster.codecs.tool_names import native_names, split_ref
 from agent_roster.model.profile import PermissionAction
 
@@ -58,7 +57,7 @@ def decide(agent: NativeAgent, probe: Probe) -> PermissionAction:
     text = agent_text(agent)
     if text is None:
         return DENY
-    doc = read_native(text, agent.paths[0] if agent.paths else "", [])
+    doc = agent_document(text, agent.paths[0] if agent.paths else "")
     if doc is None or not doc.has_frontmatter:
         return DENY
     return decide_data(doc.data, probe)

@@ -41,9 +41,22 @@ def js_key(key: object) -> str:
 def js_object(value: Mapping[Any, Any]) -> dict[str, Any]:
     """``value`` with JavaScript's key order: array-index keys first (ascending), then the
     others in insertion order. Nested mappings are converted too."""
-    items = [(js_key(k), jsify(v)) for k, v in value.items()]
-    index = sorted((kv for kv in items if is_array_index(kv[0])), key=lambda kv: int(kv[0]))
-    rest = [kv for kv in items if not is_array_index(kv[0])]
+    # A render check reads back every OpenCode agent, whose permission map names every
+    # server of the render: the common case (string keys, scalar values, no digit first)
+    # is decided without a call or a regex per key.
+    index: list[tuple[str, Any]] = []
+    rest: list[tuple[str, Any]] = []
+    for k, v in value.items():
+        key = k if type(k) is str else js_key(k)
+        if not (type(v) is str or v is None or type(v) is bool):
+            v = jsify(v)
+        if key[:1].isdigit() and is_array_index(key):
+            index.append((key, v))
+        else:
+            rest.append((key, v))
+    if not index:
+        return dict(rest)
+    index.sort(key=lambda kv: int(kv[0]))
     return dict(index + rest)
 
 

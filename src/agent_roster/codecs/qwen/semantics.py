@@ -12,11 +12,12 @@ must assume the most the harness may do. A tool Qwen does not have is denied.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 
 from agent_roster.codecs.base import NativeAgent, Probe
 from agent_roster.codecs.claude import semantics as claude_semantics
-from agent_roster.codecs.qwen.read import parse_agent, tool_list
+from agent_roster.codecs.qwen.read import QwenAgent, parse_agent, tool_list
 from agent_roster.codecs.qwen.tools import canonical_tool
 from agent_roster.codecs.semantics import DENY, agent_text
 from agent_roster.codecs.tool_names import split_ref, to_native
@@ -38,7 +39,7 @@ def decide(agent: NativeAgent, probe: Probe) -> PermissionAction:
     text = agent_text(agent)
     if text is None:
         return DENY
-    parsed, _ = parse_agent(text, Path(agent.paths[0] if agent.paths else "agent.md"))
+    parsed = _parsed(text, agent.paths[0] if agent.paths else "agent.md")
     if parsed is None:
         return DENY
     ref = split_ref(probe.tool)
@@ -59,6 +60,13 @@ def decide(agent: NativeAgent, probe: Probe) -> PermissionAction:
         return DENY
     mode = parsed.data.get("approvalMode") or "default"
     return claude_semantics.mode_decision(MODES.get(str(mode), "bypassPermissions"), tool)
+
+
+@lru_cache(maxsize=64)
+def _parsed(text: str, path: str) -> QwenAgent | None:
+    # A render check asks a dozen probes of every agent: its file is parsed once per
+    # content, not once per probe. Callers only read the result.
+    return parse_agent(text, Path(path))[0]
 
 
 def _same(entry: str, name: str) -> bool:
