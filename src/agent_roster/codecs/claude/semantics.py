@@ -65,12 +65,20 @@ def tool_list(value: Any) -> list[str] | None:
     """``tools`` as Claude reads it: ``None`` = every tool, else the (maybe empty) list."""
     if value is None:
         return None
-    items: list[str] = []
+    items: tuple[str, ...] = ()
     if isinstance(value, str):
-        items = [value]
+        items = (value,)
     elif isinstance(value, list):
-        items = [v for v in value if isinstance(v, str)]
-    names = [name for item in items for name in split_tools(item)]
+        items = tuple(v for v in value if isinstance(v, str))
+    names = _split_items(items)
+    return None if names is None else list(names)
+
+
+@lru_cache(maxsize=4096)
+def _split_items(items: tuple[str, ...]) -> tuple[str, ...] | None:
+    # The render check asks a dozen probes of each agent, and each reads its lists: they
+    # are split once per distinct value (issue 12 item 8).
+    names = tuple(name for item in items for name in split_tools(item))
     return None if "*" in names else names
 
 
