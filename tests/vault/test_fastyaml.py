@@ -25,6 +25,30 @@ KEYS = st.sampled_from(
         "x_1",
     ]
 )
+#: Keys of the nested maps rendered OpenCode agents write (permission keys), and near
+#: misses a plain key may not be.
+NESTED_KEYS = st.one_of(
+    KEYS,
+    st.sampled_from(
+        [
+            "'*'",
+            "'a b'",
+            "'it''s'",
+            "''",
+            "'true'",
+            "'1'",
+            "github_*",
+            "mcp.x/y*",
+            "a*b",
+            "*x",
+            "-x",
+            "1x",
+            "Yes",
+            "'x:y'",
+            "'#'",
+        ]
+    ),
+)
 WORDS = st.text(
     alphabet=string.ascii_letters + string.digits + " -_.,:#'\"[]{}!&*?|>%@`/\\é",
     min_size=0,
@@ -84,7 +108,7 @@ SCALARS = st.one_of(
 #: Indented lines under a key with no value: the one level of nesting the fast path reads
 #: (``env:``/``headers:`` in MCP server files), and shapes it must leave to libyaml.
 NESTED = st.one_of(
-    st.tuples(st.sampled_from(["  ", "    ", " "]), KEYS, SCALARS).map(
+    st.tuples(st.sampled_from(["  ", "    ", " "]), NESTED_KEYS, SCALARS).map(
         lambda t: f"{t[0]}{t[1]}: {t[2]}".rstrip()
     ),
     st.sampled_from(["  A: ${TOKEN}", "   B: x", "  - a", "  # c", "  ", "\tC: 1", "  D:"]),
@@ -167,7 +191,10 @@ PLAIN = st.text(alphabet=string.ascii_letters + string.digits + " -_./${}", min_
         st.tuples(
             KEYS,
             st.sampled_from(["  ", "    ", " "]),
-            st.lists(st.tuples(KEYS, st.one_of(PLAIN, PLAIN.map(lambda w: f'"{w}"'))), max_size=3),
+            st.lists(
+                st.tuples(NESTED_KEYS, st.one_of(PLAIN, PLAIN.map(lambda w: f'"{w}"'))),
+                max_size=3,
+            ),
         ),
         min_size=1,
         max_size=3,

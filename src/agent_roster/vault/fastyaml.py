@@ -240,6 +240,13 @@ def load_flat(
     return data, key_marks, value_marks
 
 
+# A nested key as rendered OpenCode agents write their permission maps (``'*': deny``,
+# ``github_*: ask``): single-quoted without a quote inside, or plain, starting with a
+# letter or ``_`` (so never a number, an alias or another indicator) and holding letters,
+# digits and ``_ - . * /``, which mean nothing in a plain scalar.
+_NESTED_LINE = re.compile(r"(?:'([^'\n]+)'|([A-Za-z_][A-Za-z0-9_.*/-]*)):(?:[ ]+(.*))?$")
+
+
 def _nested_mapping(lines: list[str], start: int) -> tuple[dict[str, Any], int, int] | None:
     """One level of ``key: scalar`` lines under a key with no value, as MCP server files
     write ``env:`` and ``headers:``. Returns the mapping, the column of its first key (where
@@ -261,11 +268,14 @@ def _nested_mapping(lines: list[str], start: int) -> tuple[dict[str, Any], int, 
             break  # the next top-level key
         if not line.startswith(prefix):
             return None
-        match = _LINE.match(line, indent)
+        match = _NESTED_LINE.match(line, indent)
         if match is None:
             return None
-        key, value = match.groups()
-        if key in mapping or key in _BOOL or key in _NULL or value is None:
+        quoted, plain_key, value = match.groups()
+        key = plain_key if quoted is None else quoted
+        if key in mapping or value is None:
+            return None
+        if quoted is None and (key in _BOOL or key in _NULL):
             return None
         value = value.rstrip(" ")
         if not value:
