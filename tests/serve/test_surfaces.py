@@ -37,6 +37,8 @@ def test_every_command_is_defined_once_with_typed_params_and_a_summary() -> None
         assert command.summary, command.name
         schema = command.input_schema()
         assert schema["type"] == "object", command.name
+        # Every parameter is in the schema (a parameter called "title" once was not).
+        assert list(schema["properties"]) == list(command.params.__struct_fields__)
         assert "$ref" not in json.dumps(schema), command.name
 
 
