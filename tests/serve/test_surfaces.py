@@ -5,6 +5,7 @@ error shape crosses all three."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import anyio
@@ -17,7 +18,7 @@ from agent_roster.cli import main
 from agent_roster.cli.app import _register, cli
 from agent_roster.commands.registry import NAMES, SPECS, all_commands
 from agent_roster.vault.writer import content_hash
-from tests.command_samples import prepare, samples
+from tests.command_samples import TAGS, prepare, prepare_writes, samples, write_samples
 
 
 def _cli_command(words: list[str]) -> click.Command | None:
@@ -37,6 +38,8 @@ def test_every_command_is_defined_once_with_typed_params_and_a_summary() -> None
         assert command.summary, command.name
         schema = command.input_schema()
         assert schema["type"] == "object", command.name
+        # Every parameter is in the schema (a parameter called "title" once was not).
+        assert list(schema["properties"]) == list(command.params.__struct_fields__)
         assert "$ref" not in json.dumps(schema), command.name
 
 
@@ -231,3 +234,56 @@ def test_an_unknown_path_or_method_is_answered_in_the_one_shape(served: str) -> 
                 "diagnostics": [],
             }
         }
+
+
+#: What differs between the surfaces' calls by design: the surface's tag in ids and paths
+#: (tests/command_samples.py TAGS), hashes and commits of files that hold the tag, and the
+#: moments and durations of the call.
+_TAG = re.compile(r"via(cli|http|mcp)")
+_HEX = re.compile(r"\b[0-9a-f]{16,64}\b")
+_MOMENTS = frozenset({"seconds", "probed_at", "elapsed_ms"})
+
+
+def _normalised(value: object) -> object:
+    if isinstance(value, dict):
+        return {k: None if k in _MOMENTS else _normalised(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_normalised(v) for v in value]
+    if isinstance(value, str):
+        return _TAG.sub("via<surface>", _HEX.sub("<hash>", value))
+    return value
+
+
+def test_every_write_command_does_the_same_on_every_surface(  # type: ignore[no-untyped-def]
+    served: str, vault: Path, tmp_path: Path, capsys
+) -> None:
+    """Every write of the registry, run on the CLI, over HTTP and over MCP, each on its own
+    target: each succeeds, leaves its effect in the vault or the database, and the three
+    results are one shape (equal once the surface's tag, hashes and times are set aside)."""
+    work = tmp_path / "work"
+    prepare(vault, tmp_path / "harness")
+    prepare_writes(vault, work)
+    found = write_samples(vault, work)
+    assert sorted(found) == sorted(s.name for s in SPECS if s.writes)
+    for spec in SPECS:
+        if not spec.writes:
+            continue
+        sample = found[spec.name]
+        results: dict[str, object] = {}
+        for surface, tag in TAGS.items():
+            sample.before(tag)
+            if surface == "cli":
+                code = main(["--vault", str(vault), *sample.words(tag), "--json"])
+                result = json.loads(capsys.readouterr().out)
+                assert code == 0, (spec.name, result)
+            elif surface == "http":
+                response = httpx.post(f"{served}/api/{spec.name}", json=sample.params(tag))
+                assert response.status_code == 200, (spec.name, response.text)
+                result = response.json()
+            else:
+                is_error, result = _mcp_call(served, spec.name, sample.params(tag))
+                assert not is_error, (spec.name, result)
+            assert isinstance(result, dict), (spec.name, surface, result)
+            sample.effect(tag, result)
+            results[surface] = _normalised(result)
+        assert results["cli"] == results["http"] == results["mcp"], spec.name

@@ -58,15 +58,15 @@ def install(
     from agent_roster.commands.registry import encode
 
     with RosterContext(settings.vault, settings.db) as ctx:
-        params = InstallProfileParams(id=profile_id, project=project)
+        # --yes is the parameter itself (consented in the result, as on HTTP and MCP).
+        params = InstallProfileParams(id=profile_id, project=project, yes=yes)
         result = install_profile(ctx, params)
         if result.plan and not yes and not as_json and sys.stdin.isatty():
             _show_plan(result.plan)
-            yes = click.confirm("Install these now?", default=False)
-        if yes and result.plan:
-            result = install_profile(
-                ctx, InstallProfileParams(id=profile_id, project=project, yes=True)
-            )
+            if click.confirm("Install these now?", default=False):
+                result = install_profile(
+                    ctx, InstallProfileParams(id=profile_id, project=project, yes=True)
+                )
     if as_json:
         from agent_roster.cli.output import emit_json
 

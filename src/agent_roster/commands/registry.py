@@ -107,14 +107,20 @@ def schema_of(kind: Any) -> dict[str, Any]:
 def _schema_of(kind: Any) -> dict[str, Any]:
     (root,), components = msgspec.json.schema_components([kind], ref_template="#/$defs/{name}")
 
-    def inline(node: Any) -> Any:
+    def inline(node: Any, names: bool = False) -> Any:
+        # ``names``: node maps parameter names to schemas (``properties``), so a parameter
+        # called ``title`` (create_task's) is a name to keep, not the keyword to drop.
         if isinstance(node, dict):
             ref = node.get("$ref")
             if isinstance(ref, str) and ref.startswith("#/$defs/"):
                 target = inline(components[ref.removeprefix("#/$defs/")])
                 extra = {k: inline(v) for k, v in node.items() if k != "$ref"}
                 return {**target, **extra}
-            return {k: inline(v) for k, v in node.items() if k != "title"}
+            return {
+                k: inline(v, not names and k == "properties")
+                for k, v in node.items()
+                if names or k != "title"
+            }
         if isinstance(node, list):
             return [inline(v) for v in node]
         return node
