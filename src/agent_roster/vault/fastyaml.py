@@ -280,6 +280,10 @@ def _nested_mapping(lines: list[str], start: int) -> tuple[dict[str, Any], int, 
         value = value.rstrip(" ")
         if not value:
             return None
+        if value.isalpha() and value not in _RESERVED_KEYS:
+            mapping[key] = value  # a plain word (``deny``): a string under every rule
+            index += 1
+            continue
         ok, resolved = _scalar(value)
         if not ok:
             return None
