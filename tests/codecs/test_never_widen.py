@@ -63,7 +63,7 @@ def import_case(case: NativeCase, source: str, root: Path) -> tuple[Path, dict[s
 
 
 #: Source harnesses whose import is done (the others follow, one commit each).
-DONE = ("claude", "opencode")
+DONE = ("claude", "opencode", "defect", "agh", "codex", "gemini", "copilot", "cursor")
 
 
 @pytest.mark.parametrize("source", DONE)
