@@ -52,7 +52,7 @@ def test_directory_variant_reads_prompt_verbatim(tmp_path: Path) -> None:
     assert p.sections == (PromptSection(heading="Role", body="  You review.\n"),)
     # omitted allow: defect's read-only default, written as the exact tool set and reported
     # (issue 12 item 2: never the runtime's default)
-    assert (p.allowed_tools, p.tools_exact) == (("Read", "Grep"), True)
+    assert (p.allowed_tools, p.tools_exact) == (("Read", "Grep", "Glob"), True)
     assert any(x.field == "allowed_tools" for x in found.losses)
 
 
@@ -141,7 +141,15 @@ def test_allow_globs_map_to_canonical_tools_and_servers(tmp_path: Path) -> None:
         '[mcp.servers.pw]\ntransport = "stdio"\ncommand = "pw"\n',
     }
     (p,) = discover(tmp_path, files).profiles
-    assert p.allowed_tools == ("Read", "Grep", "Bash", "mcp__github__*", "mcp__pw__browser_click")
+    # every tool a glob grants: defect's search is Grep and Glob (issue 12 item 2)
+    assert p.allowed_tools == (
+        "Read",
+        "Grep",
+        "Glob",
+        "Bash",
+        "mcp__github__*",
+        "mcp__pw__browser_click",
+    )
     assert p.mcp_servers == ("github", "pw")
     assert p.harness == {"defect": {"allow": ["read_*"]}}
 
