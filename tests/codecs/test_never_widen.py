@@ -62,8 +62,8 @@ def import_case(case: NativeCase, source: str, root: Path) -> tuple[Path, dict[s
     return vault, want
 
 
-#: Source harnesses whose import is done (the others follow, one commit each).
-DONE = ("claude", "opencode", "defect", "agh", "codex", "gemini", "copilot", "cursor")
+#: Every source harness (issue 12 item 2: the property holds for all of them).
+DONE = tuple(SOURCES)
 
 
 @pytest.mark.parametrize("source", DONE)
