@@ -228,9 +228,9 @@ class CopilotCodec:
             r for r in rules if r.rule.action is PermissionAction.DENY and r not in carried[1]
         ]
         if not profile.allowed_tools and not denies:
-            kept = [r for r in profile.permission if r not in carried[0]]
-            if kept:
-                constraints += [rule_sentence(r) for r in kept]
+            uncarried = [r for r in profile.permission if r not in carried[0]]
+            if uncarried:
+                constraints += [rule_sentence(r) for r in uncarried]
                 out.append(_loss(profile, "permission", LossOutcome.EMBEDDED, "no rules"))
             return None
         # The allowlist's own "*: deny" must not remove what it allows (a narrowed
