@@ -378,11 +378,11 @@ def agent_profile(
                     warning=True,
                 )
             )
-    if not allowed:
+    if not allowed and not permission:  # no list (a list naming nothing is '*: deny')
         # Never widen (issue 12 item 2): where no rule speaks Qoder asks; written out
         # first (the mode's own rules restated after it), so the profile never falls back
         # to roster.toml's or another harness's default.
-        permission = (_ASK_ALL, *MODE_RULES.get(permission_mode, ()), *permission)
+        permission = (_ASK_ALL, *MODE_RULES.get(permission_mode, ()))
     model = data.get("model")
     model_text = model.strip() if isinstance(model, str) else ""
     if model_text.lower() == "inherit":
