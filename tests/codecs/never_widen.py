@@ -226,6 +226,81 @@ def cursor(draw: st.DrawFn) -> NativeCase:
     return NativeCase({path: _front(data) + PROMPT}, NAME, (path,))
 
 
+# --- Kilo Code (OpenCode's agent files and permission, under .kilo/ and kilo.json) -------
+@st.composite
+def kilo(draw: st.DrawFn) -> NativeCase:
+    data: dict[str, Any] = {"description": "Generated agent", "mode": "subagent"}
+    if draw(st.booleans()):
+        data["permission"] = draw(_oc_permission())
+    path = f".kilo/agents/{NAME}.md"
+    files = {path: _front(data) + PROMPT}
+    if draw(st.booleans()):
+        files["kilo.json"] = json.dumps({"permission": draw(_oc_permission())})
+    return NativeCase(files, NAME, (path,))
+
+
+# --- Qwen Code -----------------------------------------------------------------------------
+_QWEN = [
+    "read_file",
+    "grep_search",
+    "glob",
+    "run_shell_command",
+    "edit",
+    "write_file",
+    "web_fetch",
+    "mcp__github__create_issue",
+]
+
+
+@st.composite
+def qwen(draw: st.DrawFn) -> NativeCase:
+    data: dict[str, Any] = {"name": NAME, "description": "Generated agent"}
+    tools = draw(st.one_of(st.none(), _subset(_QWEN)))
+    if tools is not None:
+        data["tools"] = tools
+    if draw(st.booleans()):
+        data["disallowedTools"] = draw(_subset([*_QWEN[:7], "mcp__probe__*"], min_size=1))
+    mode = draw(st.sampled_from([None, "default", "plan", "auto-edit", "yolo"]))
+    if mode is not None:
+        data["approvalMode"] = mode
+    path = f".qwen/agents/{NAME}.md"
+    return NativeCase({path: _front(data) + PROMPT}, NAME, (path,))
+
+
+# --- Qoder CLI (Claude Code's agent format, whole tools) ----------------------------------
+@st.composite
+def qoder(draw: st.DrawFn) -> NativeCase:
+    data: dict[str, Any] = {"name": NAME, "description": "Generated agent"}
+    tools = draw(st.one_of(st.none(), _subset(_CLAUDE_TOOLS[:9])))
+    if tools is not None:
+        data["tools"] = draw(st.sampled_from([tools, ", ".join(tools)])) if tools else tools
+    if draw(st.booleans()):
+        data["disallowedTools"] = draw(_subset(_CLAUDE_TOOLS[:8], min_size=1))
+    mode = draw(st.sampled_from([None, "default", "acceptEdits", "plan", "bypassPermissions"]))
+    if mode is not None:
+        data["permissionMode"] = mode
+    path = f".qoder/agents/{NAME}.md"
+    return NativeCase({path: _front(data) + PROMPT}, NAME, (path,))
+
+
+# --- Factory Droid -------------------------------------------------------------------------
+_DROID = ["Read", "Grep", "Glob", "LS", "Execute", "Create", "Edit", "FetchUrl"]
+
+
+@st.composite
+def droid(draw: st.DrawFn) -> NativeCase:
+    data: dict[str, Any] = {"name": NAME, "description": "Generated agent"}
+    tools = draw(
+        st.one_of(
+            st.none(), st.sampled_from(["read-only", "edit", "execute", "web"]), _subset(_DROID)
+        )
+    )
+    if tools is not None:
+        data["tools"] = tools
+    path = f".factory/droids/{NAME}.md"
+    return NativeCase({path: _front(data) + PROMPT}, NAME, (path,))
+
+
 SOURCES: dict[str, st.SearchStrategy[NativeCase]] = {
     "claude": claude(),
     "opencode": opencode(),
@@ -235,4 +310,8 @@ SOURCES: dict[str, st.SearchStrategy[NativeCase]] = {
     "gemini": gemini(),
     "copilot": copilot(),
     "cursor": cursor(),
+    "kilo": kilo(),
+    "qwen": qwen(),
+    "qoder": qoder(),
+    "droid": droid(),
 }

@@ -57,6 +57,8 @@ def test_discovery_precedence_and_fields(tmp_path: Path) -> None:
     (a,) = found.profiles  # not recursive: deep is not read; bad has no description
     assert a.description == "project" and a.model == "fast"
     assert a.permission == (
+        # Cursor's default written out (issue 12 item 2), then what readonly takes away
+        PermissionRule(permission="*", action=PermissionAction.ALLOW),
         PermissionRule(permission="edit", action=PermissionAction.DENY),
         PermissionRule(permission="bash", action=PermissionAction.DENY),
     )

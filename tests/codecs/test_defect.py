@@ -50,7 +50,9 @@ def test_directory_variant_reads_prompt_verbatim(tmp_path: Path) -> None:
     assert (p.id, p.name, p.description, p.model) == ("reviewer", "reviewer", "Reviews", "m1")
     # read verbatim (not trimmed): only the file's last line end is layout (issue 12 item 1)
     assert p.sections == (PromptSection(heading="Role", body="  You review.\n"),)
-    assert p.allowed_tools == ()  # omitted allow: read-only default, reported
+    # omitted allow: defect's read-only default, written as the exact tool set and reported
+    # (issue 12 item 2: never the runtime's default)
+    assert (p.allowed_tools, p.tools_exact) == (("Read", "Grep", "Glob"), True)
     assert any(x.field == "allowed_tools" for x in found.losses)
 
 
@@ -139,7 +141,15 @@ def test_allow_globs_map_to_canonical_tools_and_servers(tmp_path: Path) -> None:
         '[mcp.servers.pw]\ntransport = "stdio"\ncommand = "pw"\n',
     }
     (p,) = discover(tmp_path, files).profiles
-    assert p.allowed_tools == ("Read", "Grep", "Bash", "mcp__github__*", "mcp__pw__browser_click")
+    # every tool a glob grants: defect's search is Grep and Glob (issue 12 item 2)
+    assert p.allowed_tools == (
+        "Read",
+        "Grep",
+        "Glob",
+        "Bash",
+        "mcp__github__*",
+        "mcp__pw__browser_click",
+    )
     assert p.mcp_servers == ("github", "pw")
     assert p.harness == {"defect": {"allow": ["read_*"]}}
 
@@ -509,3 +519,11 @@ def test_integer_sampling_values_are_floats(tmp_path: Path) -> None:
     )
     assert not found.refused and found.profiles[0].temperature == 1.0
     assert isinstance(found.profiles[0].temperature, float)
+
+
+def test_allow_empty_imports_as_no_tools(tmp_path: Path) -> None:
+    """``allow = []`` is no tools at all: the exact empty set, not the runtime's default."""
+    text = '+++\ndescription = "idle"\n[tools]\nallow = []\n+++\nNo.\n'
+    found = discover(tmp_path, {".defect/agents/idle.md": text})
+    (p,) = found.profiles
+    assert (p.allowed_tools, p.tools_exact) == ((), True)

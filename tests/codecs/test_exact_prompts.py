@@ -177,7 +177,8 @@ def test_a_body_survives_when_other_fields_change(
     files, rel = native_files(harness, body)
     edit = (f"description: {DESCRIPTION}", "description: Probes other things.")
     if harness == "agh":  # AGH has no description: change the model instead
-        edit = ('{\n  "native"', '{\n  "model": "gpt-5",\n  "native"')
+        # (before "native", whatever comes first: an import writes AGH's default rules)
+        edit = ('\n  "native"', '\n  "model": "gpt-5",\n  "native"')
     trip = round_trip(harness, files, edit=edit, root=tmp_path_factory.mktemp(harness))
     assert trip.rendered.ok, [d.format() for d in trip.rendered.diagnostics]
     text = trip.files[rel]

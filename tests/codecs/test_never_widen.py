@@ -21,9 +21,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent_roster.codecs import codec_names, get_codec
-from agent_roster.codecs.base import NativeAgent, RenderRequest, Scope
+from agent_roster.codecs.base import NativeAgent, Probe, RenderRequest, Scope
 from agent_roster.codecs.guard import render_guarded
+from agent_roster.codecs.opencode.semantics import key_of
 from agent_roster.codecs.semantics import FIXED_PROBES, wider
+from agent_roster.codecs.tool_names import HARNESSES, split_ref, to_native
 from agent_roster.commands.can import can
 from agent_roster.commands.discover import import_agents
 from agent_roster.commands.harness import load_effective
@@ -62,8 +64,20 @@ def import_case(case: NativeCase, source: str, root: Path) -> tuple[Path, dict[s
     return vault, want
 
 
-#: Source harnesses whose import is done (the others follow, one commit each).
-DONE = ("claude", "opencode")
+def native_name(source: str, probe: Probe) -> str | None:
+    """The source harness's own name for the probed tool (``None``: it has none)."""
+    if source in ("opencode", "kilo"):
+        return key_of(probe)
+    if probe.tool.startswith("mcp__"):
+        return None  # every harness but OpenCode's family spells MCP tools canonically
+    if source not in HARNESSES:
+        return probe.tool  # Claude Code's names are the canonical ones
+    found = to_native(source, probe.tool)
+    return found.name if found is not None else None
+
+
+#: Every source harness (issue 12 item 2: the property holds for all of them).
+DONE = tuple(SOURCES)
 
 
 @pytest.mark.parametrize("source", DONE)
@@ -87,6 +101,25 @@ def test_import_and_render_never_widen(
         for probe in FIXED_PROBES
     }
     assert got == want, (case.files, got, want)
+    # (a') the same in the source's own vocabulary (issue 12 item 3): its name for the tool
+    # (an OpenCode permission key for OpenCode and Kilo), wherever `can` reads that name
+    # as the probed tool or as the key that governs it.
+    for probe in FIXED_PROBES:
+        name = native_name(source, probe)
+        if name is None:
+            continue
+        answer = can(vault, case.name, name, probe.argument)
+        own = ("",) if source in ("opencode", "kilo") else (split_ref(probe.tool).tool,)
+        if answer.canonical not in own:
+            # Read first in another vocabulary: Qwen's `edit` is OpenCode's key `edit`
+            # (Edit and Write together), as `roster can` documents.
+            continue
+        assert answer.decision.action.value == want[probe.describe()], (
+            source,
+            name,
+            answer.vocabulary,
+            case.files,
+        )
     # (b) every target's own decision for what render writes is never wider.
     effective = load_effective(vault, [case.name])
     request = RenderRequest(

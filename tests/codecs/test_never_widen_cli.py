@@ -28,7 +28,7 @@ from agent_roster.model.profile import PermissionAction, PermissionRule
 
 from ..trees import build_tree
 from .helpers import EXAMPLES, need_harness, run_harness
-from .test_never_widen import DONE
+from .never_widen import SOURCES
 from .test_opencode_cli import OFFLINE
 
 
@@ -100,8 +100,72 @@ CASES = (
     ),
 )
 
-
-CASES = tuple(case for case in CASES if case.harness in DONE)
+#: One agent of every other source harness, each restricting something.
+CASES += (
+    Case(
+        "codex",
+        "sandboxed",
+        {
+            ".codex/agents/sandboxed.toml": 'name = "sandboxed"\ndescription = "reads"\n'
+            'sandbox_mode = "read-only"\ndeveloper_instructions = "Read."\n'
+        },
+        (".codex/agents/sandboxed.toml",),
+    ),
+    Case(
+        "gemini",
+        "lister",
+        {
+            ".gemini/agents/lister.md": "---\nname: lister\ndescription: lists\n"
+            "tools:\n  - read_file\n  - glob\n---\n\nList.\n"
+        },
+        (".gemini/agents/lister.md",),
+    ),
+    Case(
+        "copilot",
+        "pilot",
+        {".github/agents/pilot.agent.md": "---\ndescription: flies\n---\n\nFly.\n"},
+        (".github/agents/pilot.agent.md",),
+    ),
+    Case(
+        "kilo",
+        "kilner",
+        {
+            "kilo.json": json.dumps({"permission": {"bash": "deny"}}),
+            ".kilo/agents/kilner.md": "---\ndescription: fires\nmode: subagent\n"
+            "permission:\n  webfetch: ask\n---\n\nFire.\n",
+        },
+        (".kilo/agents/kilner.md",),
+    ),
+    Case(
+        "qwen",
+        "planner",
+        {
+            ".qwen/agents/planner.md": "---\nname: planner\ndescription: plans\n"
+            "approvalMode: plan\n---\n\nPlan the work carefully.\n"
+        },
+        (".qwen/agents/planner.md",),
+    ),
+    Case(
+        "qoder",
+        "quiet",
+        {
+            ".qoder/agents/quiet.md": "---\nname: quiet\ndescription: quiet\n"
+            "disallowedTools: Bash\n---\n\nBe quiet.\n"
+        },
+        (".qoder/agents/quiet.md",),
+    ),
+    Case(
+        "droid",
+        "peeker",
+        {
+            ".factory/droids/peeker.md": "---\nname: peeker\ndescription: peeks\n"
+            "tools: read-only\n---\n\nPeek.\n"
+        },
+        (".factory/droids/peeker.md",),
+    ),
+)
+#: Every source harness has a case (issue 12 item 2).
+assert {case.harness for case in CASES} == set(SOURCES)
 
 
 def _reader(root: Path):  # type: ignore[no-untyped-def]
@@ -126,6 +190,9 @@ def test_opencode_decides_no_more_than_the_source_harness(tmp_path: Path) -> Non
         assert report.ok, [d.format() for d in report.diagnostics]
     rendered = render_agents(vault, ["opencode"], out=out)
     assert rendered.ok, [d.format() for d in rendered.diagnostics]
+
+    # One call per agent, one after another: calls side by side (each with its own home)
+    # were slower here, each CLI setting its home up.
     for case in CASES:
         done = run_harness(
             [binary, "debug", "agent", case.name, "--pure"],

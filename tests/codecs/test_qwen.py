@@ -111,8 +111,10 @@ def test_render_fields() -> None:
         ("allowed_tools", "translated"),
         ("permission", "translated"),
     }
-    [stricter] = {x.detail for x in rendering.losses if x.field == "permission"}
-    assert stricter.startswith("Bash: allow becomes ask")
+    # ... and before the MCP tool (an import reads both asks back: issue 12 item 2).
+    stricter = sorted({x.detail for x in rendering.losses if x.field == "permission"})
+    assert [d.split(":", 1)[0] for d in stricter] == ["Bash", "mcp__local__run"]
+    assert all(": allow becomes ask" in d for d in stricter)
     settings = json.loads({f.path: f.content for f in rendering.files}[".qwen/settings.json"])
     assert settings == {"mcpServers": {"local": {"command": "node", "args": ["s.js"]}}}
 

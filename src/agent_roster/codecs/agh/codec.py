@@ -8,7 +8,7 @@ the same rules (``agh.rules``) before returning it. Mapping: docs/codecs/agh.md 
 
 from __future__ import annotations
 
-from functools import partial
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +39,7 @@ from agent_roster.codecs.base import (
     RenderRequest,
     Roots,
 )
+from agent_roster.codecs.defaults import explicit_rules
 from agent_roster.codecs.native_md import harness_diagnostic, keep_native
 from agent_roster.codecs.prompt import import_body
 from agent_roster.codecs.support import declare
@@ -160,15 +161,23 @@ class AghCodec:
         if found.capabilities:
             extra["capabilities"] = dict(found.capabilities)
         permissions = str(data.get("permissions") or "").strip()
-        rules_in: tuple[PermissionRule, ...] = ()
-        if permissions:
-            rules_in = rules.PERMISSION_RULES[permissions]
-            loss(
-                "permissions",
-                LossOutcome.TRANSLATED,
-                f"permissions: {permissions} became permission rules "
-                + ", ".join(f"{r.permission} {r.action.value}" for r in rules_in),
-            )
+        # Never widen (issue 12 item 2): AGH's own decisions written out, the config's
+        # default mode (approve-all) when the agent sets none, and the MCP filters of
+        # `tools` and `deny_tools` (they filter MCP tools only, never built-ins).
+        rules_in = _default_rules(
+            permissions or agh_semantics.DEFAULT_MODE,
+            tuple(str(t).strip() for t in data.get("tools") or ()),
+            tuple(str(t).strip() for t in data.get("deny_tools") or ()),
+            tuple(allowed + denied),
+        )
+        loss(
+            "permissions",
+            LossOutcome.TRANSLATED,
+            f"permissions: {permissions or agh_semantics.DEFAULT_MODE}"
+            + ("" if permissions else " (AGH's default)")
+            + " became permission rules "
+            + ", ".join(f"{r.permission} {r.action.value}" for r in rules_in),
+        )
         provider = str(data.get("provider") or "").strip()
         if provider:
             loss(
@@ -258,3 +267,14 @@ class AghCodec:
 
 
 CODEC = AghCodec()
+
+
+@lru_cache(maxsize=256)
+def _default_rules(
+    mode: str, tools: tuple[str, ...], deny: tuple[str, ...], mcp: tuple[str, ...]
+) -> tuple[PermissionRule, ...]:
+    """AGH's decision for every tool as rules (``defaults.explicit_rules``)."""
+    if not tools and not deny:
+        return rules.PERMISSION_RULES[mode]  # the mode alone: its own short form
+    data: dict[str, Any] = {"permissions": mode, "tools": list(tools), "deny_tools": list(deny)}
+    return explicit_rules(partial(agh_semantics.decide_data, data), mcp)

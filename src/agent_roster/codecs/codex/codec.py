@@ -110,6 +110,14 @@ class CodexCodec:
         profiles: list[AgentProfile] = []
         servers: dict[str, McpServer] = {}
         losses: list[Loss] = []
+        # What a role inherits where it sets nothing (sandbox, approval, web search, MCP
+        # servers): the user config, under the project's for a project role.
+        user_config = _config(roots.home / CONFIG_FILE)
+        project_config = {**user_config, **_config(roots.workspace / CONFIG_FILE)}
+        project_config["mcp_servers"] = {
+            **_table(user_config.get("mcp_servers")),
+            **_table(_config(roots.workspace / CONFIG_FILE).get("mcp_servers")),
+        }
         for name, (role, data) in merged.items():
             if not isinstance(data.get("description"), str):
                 out.append(
@@ -121,7 +129,8 @@ class CodexCodec:
                     )
                 )
                 continue
-            profile, notes = _profile(role, data)
+            inherited = project_config if role.path.is_relative_to(project_dir) else user_config
+            profile, notes = _profile(role, data, inherited)
             profiles.append(profile)
             losses.extend(
                 Loss(profile=name, field=field, outcome=_import_outcome(field), detail=note)
@@ -251,7 +260,20 @@ def _check_config(path: Path, out: list[Diagnostic]) -> None:
             )
 
 
-def _profile(role: RoleFile, data: dict[str, Any]) -> tuple[AgentProfile, list[tuple[str, str]]]:
+def _table(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _config(path: Path) -> dict[str, Any]:
+    """A ``config.toml``'s table (empty when missing or broken: ``_check_config`` says so)."""
+    text = read_text(path, []) if path.is_file() else None
+    data = parse_toml(text) if isinstance(text, str) else {}
+    return data if isinstance(data, dict) else {}
+
+
+def _profile(
+    role: RoleFile, data: dict[str, Any], config: dict[str, Any]
+) -> tuple[AgentProfile, list[tuple[str, str]]]:
     notes: list[tuple[str, str]] = []
     # Render ends the string with a line end (the TOML reads best so); the prompt is the
     # rest, exactly (issue 12 item 1), and a different ending is remembered.
@@ -284,6 +306,9 @@ def _profile(role: RoleFile, data: dict[str, Any]) -> tuple[AgentProfile, list[t
             description=str(data["description"]),
             model=str(data.get("model", "")),
             permission_mode=MODE_FROM_SANDBOX.get(str(sandbox), ""),
+            # Never widen (issue 12 item 2): what Codex decides, its defaults and the
+            # inherited config included, written out after the mode and the lists.
+            permission=codex_semantics.import_rules(data, config),
             allowed_tools=tuple(allowed),
             denied_tools=tuple(denied),
             mcp_servers=tuple(server.name for server in role.servers),

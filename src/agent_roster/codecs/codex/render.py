@@ -14,6 +14,7 @@ import tomlkit
 from tomlkit.items import String, StringType, Table, Trivia
 
 from agent_roster.codecs.base import Loss, LossOutcome, RenderRequest
+from agent_roster.codecs.codex import semantics as codex_semantics
 from agent_roster.codecs.codex.mcp import render_server
 from agent_roster.codecs.codex.read import CONFIG_KEYS
 from agent_roster.codecs.native_io import (
@@ -221,12 +222,16 @@ def _permissions(
             "Codex has no per-agent deny list: MCP tools become the role's disabled_tools, "
             "the rest is written into the prompt",
         )
-    if profile.permission:
+    # Codex's own decisions for the role render writes (what an import of it writes) are
+    # carried by the file itself; only the other rules are prose.
+    sandbox_mode, approval = _sandbox(profile)
+    role = {"sandbox_mode": sandbox_mode, "approval_policy": approval}
+    carried = set(codex_semantics.import_rules({k: v for k, v in role.items() if v}, {}))
+    rules = [r for r in profile.permission if r not in carried]
+    if rules:
         constraints.append(
             "Permission rules, in order; the last rule matching a tool call decides: "
-            + "; ".join(
-                f"`{r.permission}` `{r.pattern}` → {r.action.value}" for r in profile.permission
-            )
+            + "; ".join(f"`{r.permission}` `{r.pattern}` → {r.action.value}" for r in rules)
         )
         lose(
             "permission",

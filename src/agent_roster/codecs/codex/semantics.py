@@ -19,15 +19,17 @@ configure is inherited from the parent session, so its tools are allowed.
 
 from __future__ import annotations
 
+import json
 import tomllib
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any
 
 from agent_roster.codecs.base import NativeAgent, Probe
 from agent_roster.codecs.codex.mcp import tool_filters
+from agent_roster.codecs.defaults import explicit_rules
 from agent_roster.codecs.semantics import ALLOW, ASK, DENY, agent_text
 from agent_roster.codecs.tool_names import split_ref
-from agent_roster.model.profile import PermissionAction
+from agent_roster.model.profile import PermissionAction, PermissionRule
 
 CONFIG_FILE = ".codex/config.toml"
 DEFAULT_SANDBOX = "workspace-write"
@@ -103,3 +105,31 @@ def decide(agent: NativeAgent, probe: Probe) -> PermissionAction:
     if role is None:
         return DENY  # Codex skips a role file it cannot parse
     return decide_data(role, _toml(agent.read(CONFIG_FILE)), probe)
+
+
+#: The keys of a role and a config that decide a call (``codex/semantics.decide_data``).
+_DECIDING = ("sandbox_mode", "approval_policy", "web_search", "mcp_servers")
+
+
+def import_rules(role: dict[str, Any], config: dict[str, Any]) -> tuple[PermissionRule, ...]:
+    """Codex's decision for every tool as rules (``defaults.explicit_rules``): its sandbox
+    and approval defaults, web search, and each configured server's tool filters."""
+    key = json.dumps(
+        [{k: v for k, v in table.items() if k in _DECIDING} for table in (role, config)],
+        sort_keys=True,
+        default=str,
+    )
+    return _rules_for(key)
+
+
+@lru_cache(maxsize=256)
+def _rules_for(key: str) -> tuple[PermissionRule, ...]:
+    role, config = json.loads(key)
+    names: list[str] = []
+    for table in (config, role):
+        for server, entry in _table(table.get("mcp_servers")).items():
+            names.append(f"mcp__{server}__*")
+            enabled, disabled, _ = tool_filters(entry)
+            names.extend(f"mcp__{server}__{tool}" for tool in (*(enabled or ()), *disabled))
+    decide = partial(decide_data, role, config)
+    return explicit_rules(decide, dict.fromkeys(names))

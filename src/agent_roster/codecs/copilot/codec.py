@@ -12,6 +12,7 @@ of them (option ``mcp``). Mapping: docs/codecs/copilot.md §8.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 import msgspec
@@ -40,6 +41,7 @@ from agent_roster.codecs.claude.files import (
 )
 from agent_roster.codecs.claude.rules import narrowed_sentences, rule_sentence
 from agent_roster.codecs.copilot import layers
+from agent_roster.codecs.copilot import read as copilot_read
 from agent_roster.codecs.copilot import semantics as copilot_semantics
 from agent_roster.codecs.copilot.layers import PROJECT_AGENTS, USER_AGENTS, USER_MCP, VSCODE_MCP
 from agent_roster.codecs.copilot.read import MAX_PROMPT, read_agent, read_text
@@ -51,14 +53,14 @@ from agent_roster.codecs.copilot.tools import (
     native_tool,
 )
 from agent_roster.codecs.native_md import harness_diagnostic, keep_native, write_native
-from agent_roster.codecs.permissions import effective_rules, evaluate
+from agent_roster.codecs.permissions import SourcedRule, effective_rules, evaluate
 from agent_roster.codecs.prompt import render_prompt
 from agent_roster.codecs.support import declare
 from agent_roster.codecs.tool_names import opencode_key, split_ref
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.known_tools import DEFAULT_EMBEDDED_COMMANDS
 from agent_roster.model.mcp import McpServer
-from agent_roster.model.profile import AgentProfile
+from agent_roster.model.profile import AgentProfile, PermissionRule
 from agent_roster.model.profile import PermissionAction as PermissionAction
 
 __all__ = ["CODEC", "MCP_OPTION", "CopilotCodec", "native_tool"]
@@ -84,6 +86,15 @@ _DROPS = {
     "tags": "tags are vault bookkeeping",
     "install": "Copilot installs nothing for an agent",
 }
+
+
+@cache
+def _carried() -> tuple[frozenset[PermissionRule], frozenset[SourcedRule]]:
+    """The rules an import writes for an agent without ``tools``, as written and as
+    evaluated: a render needs no list for them."""
+    written = copilot_read.default_rules(None, ())
+    found = effective_rules(AgentProfile(id="x", name="x", permission=written))
+    return frozenset(written), frozenset(found)
 
 
 class CopilotCodec:
@@ -210,10 +221,16 @@ class CopilotCodec:
         """The ``tools`` allowlist (permissions.md §3, Copilot row), or ``None`` to omit
         it (every tool): written only when something is allowed-only or denied."""
         rules = effective_rules(profile, embedded=embedded)
-        denies = [r for r in rules if r.rule.action is PermissionAction.DENY]
+        # Copilot's own defaults (what an import writes for no list: denies of the tools
+        # it does not have, asks where it asks) are carried without a list.
+        carried = _carried()
+        denies = [
+            r for r in rules if r.rule.action is PermissionAction.DENY and r not in carried[1]
+        ]
         if not profile.allowed_tools and not denies:
-            if profile.permission:
-                constraints += [rule_sentence(r) for r in profile.permission]
+            uncarried = [r for r in profile.permission if r not in carried[0]]
+            if uncarried:
+                constraints += [rule_sentence(r) for r in uncarried]
                 out.append(_loss(profile, "permission", LossOutcome.EMBEDDED, "no rules"))
             return None
         # The allowlist's own "*: deny" must not remove what it allows (a narrowed

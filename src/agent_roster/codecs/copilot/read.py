@@ -12,17 +12,20 @@ at most 30,000 characters (the CLI loads a longer one; a warning here).
 
 from __future__ import annotations
 
+from functools import lru_cache, partial
 from typing import Any, NamedTuple
 
 from agent_roster.codecs.base import Loss, LossOutcome
 from agent_roster.codecs.claude import mcp as claude_mcp
 from agent_roster.codecs.claude.files import AgentFile, diag_at, import_document
+from agent_roster.codecs.copilot import semantics as copilot_semantics
 from agent_roster.codecs.copilot.tools import canonical_tools
+from agent_roster.codecs.defaults import explicit_rules
 from agent_roster.codecs.native_md import read_native
 from agent_roster.codecs.tool_names import split_ref
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.mcp import McpServer
-from agent_roster.model.profile import AgentProfile, PermissionAction, PermissionRule
+from agent_roster.model.profile import AgentProfile, PermissionRule
 
 KEYS = frozenset(
     {
@@ -184,7 +187,6 @@ def read_agent(found: AgentFile, ident: str) -> ReadAgent:
             )
         )
     allowed: tuple[str, ...] = ()
-    permission: tuple[PermissionRule, ...] = ()
     refs: list[str] = []
     tools = data.get("tools")
     if isinstance(tools, str):
@@ -192,9 +194,8 @@ def read_agent(found: AgentFile, ident: str) -> ReadAgent:
     if isinstance(tools, list):
         names: list[str] = list(tools)
         if "*" in names:
-            pass  # every tool: the canonical default
+            pass  # every tool: the rules below say so
         elif not names:
-            permission = (PermissionRule(permission="*", action=PermissionAction.DENY),)
             losses.append(
                 Loss(
                     profile=ident,
@@ -219,6 +220,11 @@ def read_agent(found: AgentFile, ident: str) -> ReadAgent:
                 canonical.extend(found_tools)
                 refs.extend(s for t in found_tools if (s := split_ref(t).server) is not None)
             allowed = tuple(dict.fromkeys(canonical))
+    # Never widen (issue 12 item 2): Copilot's own decisions written out after the list
+    # (its catch-all first): no list is every tool, and a tool it has still asks for
+    # approval unless it only reads (shell, edits, web, MCP tools).
+    listed = tuple(t for t in tools if isinstance(t, str)) if isinstance(tools, list) else None
+    permission = default_rules(listed, tuple(a for a in allowed if a.startswith("mcp__")))
     inline: dict[str, McpServer] = {}
     servers = data.get("mcp-servers")
     if isinstance(servers, dict):
@@ -252,3 +258,12 @@ def read_text(text: str, path: str, ident: str) -> AgentProfile | None:
     """The agent Copilot loads as ``ident`` from a file holding ``text`` (None when none)."""
     doc = read_native(text, path, [])
     return read_agent(AgentFile(path, doc), ident).profile if doc is not None else None
+
+
+@lru_cache(maxsize=256)
+def default_rules(
+    listed: tuple[str, ...] | None, mcp: tuple[str, ...]
+) -> tuple[PermissionRule, ...]:
+    """Copilot's decision for every tool as rules (``defaults.explicit_rules``), per list."""
+    data = {} if listed is None else {"tools": list(listed)}
+    return explicit_rules(partial(copilot_semantics.decide_data, data), mcp)

@@ -59,6 +59,8 @@ AGENTS_DIR = ".cursor/agents"
 MCP_FILE = ".cursor/mcp.json"
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 _KEYS = frozenset({"name", "description", "model", "readonly", "is_background"})
+#: Cursor's default: a subagent has every tool of its parent, run without asking (§5).
+_DEFAULT_RULES = (PermissionRule(permission="*", action=PermissionAction.ALLOW),)
 _READONLY_RULES = (
     PermissionRule(permission="edit", action=PermissionAction.DENY),
     PermissionRule(permission="bash", action=PermissionAction.DENY),
@@ -165,8 +167,11 @@ class CursorCodec:
         if profile.denied_tools:
             constraints.append("Never use these tools: " + ", ".join(profile.denied_tools) + ".")
             out.append(_loss(profile, "denied_tools", LossOutcome.EMBEDDED, "no deny list"))
-        if profile.permission:
-            constraints += [rule_sentence(rule) for rule in profile.permission]
+        # Cursor's default (every tool) and readonly are carried; only other rules are not.
+        carried = _DEFAULT_RULES + (_READONLY_RULES if is_readonly else ())
+        rules = [rule for rule in profile.permission if rule not in carried]
+        if rules:
+            constraints += [rule_sentence(rule) for rule in rules]
             out.append(_loss(profile, "permission", LossOutcome.EMBEDDED, "no permission rules"))
         elif is_readonly:
             # Either way (mode plan, or edit and bash denied) readonly comes back as rules.
@@ -313,10 +318,13 @@ class CursorCodec:
                     warning=True,
                 )
             )
-        permission: tuple[PermissionRule, ...] = ()
+        # Never widen (issue 12 item 2): a subagent has every tool of its parent, written
+        # as an explicit catch-all, so the profile never falls back to roster.toml's or the
+        # target's defaults; readonly takes edits and the shell away after it.
+        permission: tuple[PermissionRule, ...] = _DEFAULT_RULES
         flag = data.get("readonly")
         if flag is True:
-            permission = _READONLY_RULES
+            permission = _DEFAULT_RULES + _READONLY_RULES
             losses.append(
                 Loss(
                     profile=name,

@@ -29,6 +29,7 @@ from agent_roster.codecs.defect import mcp
 from agent_roster.codecs.defect import semantics as defect_semantics
 from agent_roster.codecs.defect.read import (
     DEFAULT_PROMPT_FILE,
+    DEFAULT_TOOL_ALLOW,
     MCP_GLOB,
     DefectFile,
     find_repo_root,
@@ -249,11 +250,15 @@ def _to_profile(found: DefectFile, losses: list[Loss]) -> AgentProfile:
     servers: list[str] = []
     allow = (config.get("tools") or {}).get("allow")
     if allow is None:
+        # Never widen (issue 12 item 2): the read-only default is written out as the
+        # exact tool set, not left to the runtime's default.
         loss(
             "allowed_tools",
             LossOutcome.TRANSLATED,
-            "no [tools] allow: defect's read-only default (read_file, search) applies",
+            "no [tools] allow: defect's read-only default (read_file, search) written as "
+            "the exact tool set",
         )
+        allow = list(DEFAULT_TOOL_ALLOW)
     else:
         other: list[str] = []
         for glob in allow:
@@ -276,7 +281,9 @@ def _to_profile(found: DefectFile, losses: list[Loss]) -> AgentProfile:
         temperature=temperature,
         top_p=top_p,
         max_turns=max_turns,
-        allowed_tools=imported_tools(list(allow or [])),
+        # defect grants exactly what allow matches: `allow = []` is no tools at all.
+        allowed_tools=imported_tools(list(allow)),
+        tools_exact=True,
         mcp_servers=tuple(servers),
         sections=sections,
         harness={"defect": extra} if extra else {},

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -24,7 +25,8 @@ from agent_roster.codecs.native_md import (
     line_offset,
     split_layout,
 )
-from agent_roster.codecs.tool_names import to_canonical as tool_to_canonical
+from agent_roster.codecs.permissions import SECONDARY
+from agent_roster.codecs.tool_names import canonical_tools, native_names
 from agent_roster.codecs.unloaded import not_loaded
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.profile import NativeForm
@@ -425,12 +427,29 @@ def _not_loaded(entry: Path, why: str, out: list[Diagnostic]) -> None:
 
 
 def imported_tools(allow: list[str]) -> tuple[str, ...]:
-    """What import makes of an allow list (the inverse mapping used by discover)."""
+    """What import makes of an allow list (the inverse mapping used by discover): every
+    canonical tool whose defect name a glob matches, so the list grants what defect grants
+    (``search`` is Grep and Glob, ``read_*`` is Read; issue 12 item 2), and the MCP globs
+    as written."""
     out: list[str] = []
     for glob in allow:
-        canonical = tool_to_canonical("defect", glob)
-        if canonical is not None:
-            out.append(canonical)
-        elif MCP_GLOB.match(glob):
+        if MCP_GLOB.match(glob):
             out.append(glob)
+        else:
+            out.extend(_granted(glob))
     return tuple(dict.fromkeys(out))
+
+
+@lru_cache(maxsize=256)
+def _granted(glob: str) -> tuple[str, ...]:
+    # semantics imports this module: its glob matcher is imported when first needed.
+    from agent_roster.codecs.defect.semantics import glob_matches
+
+    # Retired or secondary names (NotebookRead, MultiEdit) are left out: no harness decides
+    # them apart from the tool that covers them, and listing them is noise.
+    return tuple(
+        tool
+        for tool in canonical_tools()
+        if tool not in SECONDARY
+        and any(glob_matches(glob, native.name) for native in native_names("defect", tool))
+    )

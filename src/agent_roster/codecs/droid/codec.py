@@ -293,6 +293,10 @@ def droid_profile(droid: DroidFile) -> tuple[AgentProfile, list[Loss]]:
                 "no entry of tools names a Droid tool, so the droid has none but TodoWrite and "
                 "Skill: the rule '*: deny'",
             )
+    if tools is None:
+        # Never widen (issue 12 item 2): a droid without tools has every tool, written
+        # out so the profile never falls back to roster.toml's or another harness's default.
+        permission = (PermissionRule(permission="*", action=PermissionAction.ALLOW),)
     model = data.get("model")
     model_text = model.strip() if isinstance(model, str) else ""
     if model_text == "inherit":

@@ -10,7 +10,7 @@ name them as ``mcp_<server>_*``. Mapping and sources: docs/codecs/gemini.md.
 
 from __future__ import annotations
 
-from functools import partial
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,7 @@ from agent_roster.codecs.base import (
     RenderRequest,
     Roots,
 )
+from agent_roster.codecs.defaults import explicit_rules
 from agent_roster.codecs.gemini import semantics as gemini_semantics
 from agent_roster.codecs.gemini.read import (
     BUILTIN_AGENTS,
@@ -54,7 +55,7 @@ from agent_roster.codecs.tool_names import to_canonical
 from agent_roster.codecs.unloaded import report_not_loaded
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.mcp import McpServer
-from agent_roster.model.profile import AgentProfile
+from agent_roster.model.profile import AgentProfile, PermissionRule
 from agent_roster.model.profile import PermissionAction as PermissionAction
 
 
@@ -241,6 +242,15 @@ def read_text(text: str, path: str) -> AgentProfile | None:
     return _profile(agent, {})[0] if agent is not None else None
 
 
+@lru_cache(maxsize=256)
+def _default_rules(
+    listed: tuple[str, ...] | None, mcp: tuple[str, ...]
+) -> tuple[PermissionRule, ...]:
+    """Gemini's decision for every tool as rules (``defaults.explicit_rules``), per list."""
+    data = {} if listed is None else {"tools": list(listed)}
+    return explicit_rules(partial(gemini_semantics.decide_data, data), mcp)
+
+
 def _profile(
     agent: AgentFile, servers: dict[str, McpServer]
 ) -> tuple[AgentProfile, list[tuple[str, str]], dict[str, McpServer]]:
@@ -271,6 +281,15 @@ def _profile(
         elif canonical not in allowed:
             allowed.append(canonical)
     mcp.extend(name for name in inline if name not in mcp)
+    # Never widen (issue 12 item 2): Gemini's own decisions written out. A plain list is
+    # the exact tool set ([] = none); no list (every tool) or a wildcard (`*`, `mcp_*`)
+    # becomes explicit rules, Gemini's catch-all first.
+    tools = data.get("tools")
+    listed = tuple(t for t in tools if isinstance(t, str)) if isinstance(tools, list) else None
+    permission: tuple[PermissionRule, ...] = ()
+    if listed is None or "*" in listed or "mcp_*" in listed:
+        permission = _default_rules(listed, tuple(a for a in allowed if a.startswith("mcp__")))
+        allowed = []
     harness = {key: data[key] for key in ("timeout_mins",) if key in data}
     temperature = data.get("temperature")
     return (
@@ -282,6 +301,8 @@ def _profile(
             temperature=float(temperature) if temperature is not None else None,
             max_turns=int(data["max_turns"]) if "max_turns" in data else None,
             allowed_tools=tuple(allowed),
+            tools_exact=listed is not None and not permission,
+            permission=permission,
             mcp_servers=tuple(mcp),
             sections=prompt.sections,
             harness={"gemini": harness} if harness else {},

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from functools import cache
 from typing import Any
 
 from agent_roster.codecs.base import Loss, LossOutcome, RenderRequest
@@ -31,7 +32,7 @@ from agent_roster.codecs.tool_names import (
 )
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.mcp import McpServer, Transport
-from agent_roster.model.profile import AgentProfile, PermissionAction
+from agent_roster.model.profile import AgentProfile, PermissionAction, PermissionRule
 
 AGENTS_DIR = ".gemini/agents"
 SETTINGS_FILE = ".gemini/settings.json"
@@ -155,7 +156,14 @@ def _tools(profile: AgentProfile, lose: Lose) -> tuple[list[str] | None, list[st
     ``deny``. The list is needed when any rule denies, or to name the agent's MCP servers
     (``mcp_<server>_*``); otherwise it is omitted and the agent inherits all tools."""
     rules = effective_rules(profile)
-    has_deny = any(r.rule.action is PermissionAction.DENY for r in rules)
+    # A deny of a tool Gemini does not have needs no list (an import writes those).
+    lacking = _lacking_keys()
+    has_deny = any(
+        r.rule.action is PermissionAction.DENY
+        and r.rule.permission not in lacking
+        and not (r.tool and to_native("gemini", r.tool) is None)
+        for r in rules
+    )
     narrowed = [r.rule for r in rules if r.rule.pattern != "*"]
     # A key denied as a whole but allowed for some arguments (``Bash(git diff:*)`` after
     # an allowlist) stays in the allowlist; the argument rules go into the prompt.
@@ -207,6 +215,19 @@ def _tools(profile: AgentProfile, lose: Lose) -> tuple[list[str] | None, list[st
             constraints.append(f"Never call the MCP tool `{tool}`.")
     _report_rules(profile, lose, constraints, listed=True)
     return tools, constraints
+
+
+@cache
+def _lacking_keys() -> frozenset[str]:
+    """Rule keys of canonical tools Gemini does not have (a key no tool it has shares)."""
+    have = {opencode_key(c) for c in canonical_tools() if to_native("gemini", c) is not None}
+    denies = tuple(
+        PermissionRule(permission=c, action=PermissionAction.DENY)
+        for c in canonical_tools()
+        if to_native("gemini", c) is None
+    )
+    found = effective_rules(AgentProfile(id="x", name="x", permission=denies))
+    return frozenset(r.rule.permission for r in found) - have
 
 
 def _rule_lines(rules: Sequence[SourcedRule], widened: set[str]) -> list[str]:

@@ -38,6 +38,7 @@ from agent_roster.codecs.base import (
 from agent_roster.codecs.claude import mcp as claude_mcp
 from agent_roster.codecs.claude.files import read_settings_text
 from agent_roster.codecs.native_md import harness_diagnostic
+from agent_roster.codecs.permissions import MODE_RULES
 from agent_roster.codecs.prompt import import_body
 from agent_roster.codecs.qoder.read import (
     AGENTS_DIR,
@@ -295,6 +296,10 @@ def _agent_files(folder: Path, out: list[Diagnostic]) -> list[Path]:
 # --- import ------------------------------------------------------------------------------
 
 
+#: Qoder's decision where no rule of the agent speaks (``decide``'s default).
+_ASK_ALL = PermissionRule(permission="*", action=PermissionAction.ASK)
+
+
 def agent_profile(
     agent: QoderAgent, out: list[Diagnostic]
 ) -> tuple[AgentProfile, list[Loss], dict[str, McpServer]]:
@@ -373,6 +378,11 @@ def agent_profile(
                     warning=True,
                 )
             )
+    if not allowed and not permission:  # no list (a list naming nothing is '*: deny')
+        # Never widen (issue 12 item 2): where no rule speaks Qoder asks; written out
+        # first (the mode's own rules restated after it), so the profile never falls back
+        # to roster.toml's or another harness's default.
+        permission = (_ASK_ALL, *MODE_RULES.get(permission_mode, ()))
     model = data.get("model")
     model_text = model.strip() if isinstance(model, str) else ""
     if model_text.lower() == "inherit":

@@ -78,7 +78,7 @@ class QwenCodec:
     support = declare(
         kept="description prompt model max_turns permission_mode allowed_tools "
         "denied_tools mcp_servers color",
-        translated="denied_tools permission",
+        translated="allowed_tools denied_tools permission",
         dropped="name provider temperature top_p max_tokens_per_task allowed_tools "
         "mode runtime agent_name tags install",
     )
@@ -294,6 +294,8 @@ def _profile(
             max_turns=max_turns(data),
             color=color if color in COLORS else "",
             allowed_tools=allowed,
+            # Never widen (issue 12 item 2): what Qwen decides, its defaults included.
+            permission=qwen_semantics.import_rules(data),
             denied_tools=tuple(dict.fromkeys(denied)),
             mcp_servers=tuple(dict.fromkeys(mcp)),
             sections=prompt.sections,

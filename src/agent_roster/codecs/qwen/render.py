@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from agent_roster.codecs.base import Loss, LossOutcome, RenderRequest
+from agent_roster.codecs.claude import semantics as claude_semantics
 from agent_roster.codecs.claude.files import COMMON_DROPS
 from agent_roster.codecs.claude.rules import (
     ClaudePermissions,
@@ -27,6 +28,7 @@ from agent_roster.codecs.claude.rules import (
 )
 from agent_roster.codecs.native_md import harness_diagnostic, model_for
 from agent_roster.codecs.prompt import render_prompt
+from agent_roster.codecs.qwen import semantics as qwen_semantics
 from agent_roster.codecs.qwen.read import (
     AGENTS_DIR,
     COLORS,
@@ -233,6 +235,24 @@ class Tools:
                     )
 
     def _report(self, profile: AgentProfile, perms: ClaudePermissions, lose: Lose) -> None:
+        mode = qwen_semantics.MODES.get(APPROVAL.get(profile.permission_mode or "default", ""))
+        asked = [
+            t
+            for t in profile.allowed_tools
+            if t.startswith("mcp__")
+            and claude_semantics.mode_decision(mode or "bypassPermissions", t)
+            is PermissionAction.ASK
+        ]
+        if asked:
+            # Qwen asks before an MCP tool the agent has, unless the mode allows all; an
+            # import reads that ask back (issue 12 item 2).
+            for lost in ("allowed_tools", "permission"):
+                lose(
+                    lost,
+                    LossOutcome.TRANSLATED,
+                    f"{', '.join(dict.fromkeys(asked))}: allow becomes ask (Qwen Code asks "
+                    "before an MCP tool in this approval mode)",
+                )
         if perms.stricter:
             # The approval mode asks where the profile allows; import reads the ask back.
             field = "permission" if profile.permission else "allowed_tools"

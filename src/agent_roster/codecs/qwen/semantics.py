@@ -12,16 +12,18 @@ must assume the most the harness may do. A tool Qwen does not have is denied.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
+from typing import Any
 
 from agent_roster.codecs.base import NativeAgent, Probe
 from agent_roster.codecs.claude import semantics as claude_semantics
+from agent_roster.codecs.defaults import explicit_rules
 from agent_roster.codecs.qwen.read import QwenAgent, parse_agent, tool_list
 from agent_roster.codecs.qwen.tools import canonical_tool
 from agent_roster.codecs.semantics import DENY, agent_text
 from agent_roster.codecs.tool_names import split_ref, to_native
-from agent_roster.model.profile import PermissionAction
+from agent_roster.model.profile import PermissionAction, PermissionRule
 
 #: Qwen ``approvalMode`` → the Claude Code mode that decides the same.
 MODES = {
@@ -42,6 +44,11 @@ def decide(agent: NativeAgent, probe: Probe) -> PermissionAction:
     parsed = _parsed(text, agent.paths[0] if agent.paths else "agent.md")
     if parsed is None:
         return DENY
+    return decide_data(parsed.data, probe)
+
+
+def decide_data(data: dict[str, Any], probe: Probe) -> PermissionAction:
+    """Qwen Code's decision for ``probe`` under a subagent's frontmatter ``data``."""
     ref = split_ref(probe.tool)
     if ref.server is not None:
         name = f"mcp__{ref.server}__{ref.mcp_tool or '*'}"
@@ -52,13 +59,13 @@ def decide(agent: NativeAgent, probe: Probe) -> PermissionAction:
             return DENY
         name = whole = ref.tool
         tool = ref.tool
-    tools = tool_list(parsed.data.get("tools")) or []
+    tools = tool_list(data.get("tools")) or []
     if tools and not any(_same(entry, name) for entry in tools):
         return DENY
-    disallowed = tool_list(parsed.data.get("disallowedTools")) or []
+    disallowed = tool_list(data.get("disallowedTools")) or []
     if any(_same(entry, name) or entry == whole for entry in disallowed):
         return DENY
-    mode = parsed.data.get("approvalMode") or "default"
+    mode = data.get("approvalMode") or "default"
     return claude_semantics.mode_decision(MODES.get(str(mode), "bypassPermissions"), tool)
 
 
@@ -74,3 +81,23 @@ def _same(entry: str, name: str) -> bool:
     if entry.startswith("mcp__") or name.startswith("mcp__"):
         return entry == name
     return canonical_tool(entry.strip()) == name
+
+
+def import_rules(data: dict[str, Any]) -> tuple[PermissionRule, ...]:
+    """Qwen Code's decision for every tool as rules (``defaults.explicit_rules``): its
+    list, its ``disallowedTools`` and what its ``approvalMode`` asks about (issue 12 item 2:
+    an import writes every default explicitly)."""
+    tools = tuple(tool_list(data.get("tools")) or ())
+    disallowed = tuple(tool_list(data.get("disallowedTools")) or ())
+    return _import_rules(tools, disallowed, str(data.get("approvalMode") or ""))
+
+
+@lru_cache(maxsize=256)
+def _import_rules(
+    tools: tuple[str, ...], disallowed: tuple[str, ...], mode: str
+) -> tuple[PermissionRule, ...]:
+    data: dict[str, Any] = {"tools": list(tools), "disallowedTools": list(disallowed)}
+    if mode:
+        data["approvalMode"] = mode
+    mcp = [t for t in (*tools, *disallowed) if t.startswith("mcp__")]
+    return explicit_rules(partial(decide_data, data), mcp)
