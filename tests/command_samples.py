@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -21,6 +20,7 @@ from agent_roster.commands.context import RosterContext
 from agent_roster.commands.sync import open_store
 from agent_roster.store import Store
 from agent_roster.vault.writer import content_hash
+from tests.trees import commit_all, git
 
 CLAUDE_AGENT = "---\nname: helper\ndescription: Helps.\ntools: Read, Grep\n---\nHelp out.\n"
 
@@ -101,19 +101,6 @@ class WriteSample:
     before: Callable[[str], None] = _nothing
 
 
-def _git(repo: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-C", str(repo), *args], capture_output=True, text=True, check=True
-    )
-    return done.stdout.strip()
-
-
-def _commit(repo: Path, message: str) -> str:
-    _git(repo, "add", "-A")
-    _git(repo, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", message)
-    return _git(repo, "rev-parse", "HEAD")
-
-
 def _profile_text(ident: str, role: str = "Works.", extra: str = "") -> str:
     return f"---\nid: {ident}\nname: {ident}\n---\n\n## Role\n\n{role}\n{extra}"
 
@@ -153,8 +140,8 @@ def prepare_writes(vault: Path, work: Path) -> None:
         (repo / "agent-types" / f"team-{tag}" / "profile.md").write_text(
             _profile_text(f"team-{tag}")
         )
-        _git(repo, "init", "-q", "-b", "main")
-        _commit(repo, "a profile")
+        git(repo, "init", "-q", "-b", "main")
+        commit_all(repo, "a profile")
     with RosterContext(vault) as ctx:
         shared = share.export_profile(ctx, share.ExportParams(id="code-review")).yaml
     (work / "shared.yaml").write_text(shared, encoding="utf-8")
@@ -288,7 +275,7 @@ def write_samples(vault: Path, work: Path) -> dict[str, WriteSample]:
         (repo / "agent-types" / f"team-{tag}" / "profile.md").write_text(
             _profile_text(f"team-{tag}", "Works harder.")
         )
-        _commit(repo, "harder")
+        commit_all(repo, "harder")
 
     def source_updated(tag: str, result: dict[str, Any]) -> None:
         assert result["ok"] and "Works harder." in sourced(tag).read_text()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -25,3 +26,18 @@ def build_tree(root: Path, tree: Tree) -> Path:
             else:
                 path.write_text(content, encoding="utf-8")
     return root
+
+
+def git(repo: Path, *args: str) -> str:
+    """Run git in ``repo`` and return its stdout, stripped."""
+    done = subprocess.run(
+        ["git", "-C", str(repo), *args], capture_output=True, text=True, check=True
+    )
+    return done.stdout.strip()
+
+
+def commit_all(repo: Path, message: str) -> str:
+    """Commit everything in ``repo`` as a test author; the new commit's id."""
+    git(repo, "add", "-A")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", message)
+    return git(repo, "rev-parse", "HEAD")

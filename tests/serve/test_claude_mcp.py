@@ -91,6 +91,17 @@ def test_claude_reports_the_embedded_server_connected(vault: Path, tmp_path: Pat
         daemon.stop()
 
 
+def _render_claude(vault: Path, out: Path, *ids: str) -> subprocess.CompletedProcess[str]:
+    argv = [sys.executable, "-m", "agent_roster", "--vault", str(vault), "render", "--to"]
+    return subprocess.run(
+        [*argv, "claude", "--out", str(out), *ids],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
 @pytest.mark.timeout(600)
 def test_a_rendered_mcp_config_attaches_the_embedded_server(vault: Path, tmp_path: Path) -> None:
     """With roster.toml's ``[embedded_server] url`` naming where ``roster up`` serves,
@@ -105,26 +116,7 @@ def test_a_rendered_mcp_config_attaches_the_embedded_server(vault: Path, tmp_pat
         config.read_text().replace('name = "agent-queue"', f'name = "agent-queue"\nurl = "{url}"')
     )
     project = tmp_path / "project"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "agent_roster",
-            "--vault",
-            str(vault),
-            "render",
-            "--to",
-            "claude",
-            "--out",
-            str(project),
-            "coding",
-            "code-review",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    done = _render_claude(vault, project, "coding", "code-review")
     assert done.returncode == 0, done.stdout + done.stderr
     servers = json.loads((project / ".mcp.json").read_text())["mcpServers"]
     assert servers["agent-queue"] == {"type": "http", "url": url}
@@ -133,25 +125,7 @@ def test_a_rendered_mcp_config_attaches_the_embedded_server(vault: Path, tmp_pat
     # Without the url the agent names commands of a server nothing attaches.
     bare = tmp_path / "bare"
     config.write_text(config.read_text().replace(f'\nurl = "{url}"', ""))
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "agent_roster",
-            "--vault",
-            str(vault),
-            "render",
-            "--to",
-            "claude",
-            "--out",
-            str(bare),
-            "coding",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=True,
-    )
+    assert _render_claude(vault, bare, "coding").returncode == 0
     assert "agent-queue" not in json.loads((bare / ".mcp.json").read_text())["mcpServers"]
     daemon = Daemon(vault, port=daemon_port)
     try:

@@ -11,21 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.trees import commit_all, git
+
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "vault"
 ROSTER = [sys.executable, "-m", "agent_roster"]
-
-
-def git(repo: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-C", str(repo), *args], capture_output=True, text=True, check=True
-    )
-    return done.stdout.strip()
-
-
-def commit_all(repo: Path, message: str) -> str:
-    git(repo, "add", "-A")
-    git(repo, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", message)
-    return git(repo, "rev-parse", "HEAD")
 
 
 def roster(vault: Path, *args: str) -> tuple[int, dict]:  # type: ignore[type-arg]
