@@ -33,6 +33,21 @@ MASKED = [
         'headers = {Cookie = "a=b", Authorization = "Bearer x1"}',
         'headers = {Cookie = "***", Authorization = "Bearer ***"}',
     ),
+    # Authorization headers without a bearer word nearby: Basic, a bare token, the proxy's
+    ('"Authorization": "abc123def456"', '"Authorization": "***"'),  # JSON
+    ('"Authorization": "Basic dXNlcjpTM2NyZXRQYXNz"', '"Authorization": "Basic ***"'),
+    (
+        '+      "Authorization": "Basic dXNlcjpTM2NyZXRQYXNz",',  # a diff line
+        '+      "Authorization": "Basic ***",',
+    ),
+    ('  Authorization: "Basic dXNlcjpTM2NyZXRQYXNz"', '  Authorization: "Basic ***"'),  # YAML
+    ("  Authorization: abc123def456", "  Authorization: ***"),
+    ('Authorization = "Basic dXNlcjpTM2NyZXRQYXNz"', 'Authorization = "Basic ***"'),  # TOML
+    ('headers = {Authorization = "abc123def456"}', 'headers = {Authorization = "***"}'),
+    ("Authorization: Basic dXNlcjpTM2NyZXRQYXNz", "Authorization: Basic ***"),  # a header
+    ("Proxy-Authorization: Basic dXNlcjpTM2NyZXRQYXNz", "Proxy-Authorization: Basic ***"),
+    ('"Proxy-Authorization": "abc123def456"', '"Proxy-Authorization": "***"'),
+    ('proxy-authorization = "abc123def456"', 'proxy-authorization = "***"'),
     # token shapes, anywhere
     (f"use {PAT} here", "use *** here"),
     ("OPENAI_KEY=sk-proj-abcdefghijklmnop1234", "OPENAI_KEY=***"),
@@ -59,6 +74,10 @@ KEPT = [
     # references say where a secret comes from
     '"GITHUB_TOKEN": "${GITHUB_TOKEN}"',
     '"Authorization": "Bearer ${API_TOKEN}"',
+    '"Authorization": "${API_TOKEN}"',
+    "Authorization: Bearer ${API_TOKEN}",
+    'Authorization = "Basic ${BASIC_AUTH}"',
+    '"Proxy-Authorization": "${PROXY_AUTH}"',
     "OPENCODE_KEY={env:OPENCODE_KEY}",
     "  GITHUB_PERSONAL_ACCESS_TOKEN: ${GITHUB_PERSONAL_ACCESS_TOKEN}",  # YAML, unquoted
     "GH_TOKEN: Bearer ${GH_TOKEN}",

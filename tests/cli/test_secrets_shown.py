@@ -3,7 +3,8 @@
 
 The vault below holds each finding of the issue as a literal: ``GH_PAT=ghp_…``,
 ``OPENAI_KEY=sk-…``, ``DATABASE_URL=postgres://u:PW@…``, ``--token X`` in args, an
-``?access_token=`` URL, a ``Cookie`` header, and an ``Authorization: Bearer`` header. None
+``?access_token=`` URL, a ``Cookie`` header, an ``Authorization: Bearer`` header, and
+``Authorization``/``Proxy-Authorization: Basic`` headers. None
 of them may appear in ``mcp show`` / ``mcp list`` (text and JSON), ``resolve`` (text and
 JSON), ``render --dry-run`` for every harness (text and JSON), an error message, ``status``
 events or a crash report; ``${VAR}`` and ``{env:VAR}`` references stay visible. Each check
@@ -32,7 +33,8 @@ CLI_TOKEN = "plain-token-value-123"
 URL_TOKEN = "qs-access-tok-98765"
 COOKIE = "session=c00kie-s3ssion-value"
 BEARER = "sk-ant-" + "api03-Zx8Yw7Vu6Ts5Rq4Po3Nm2Lk1"
-SECRETS = (GH_PAT, OPENAI_KEY, DB_PASSWORD, CLI_TOKEN, URL_TOKEN, "c00kie-s3ssion", BEARER)
+BASIC = "dXNlcjpTM2NyZXRQYXNz"  # base64 "user:S3cretPass": no token shape, no entropy
+SECRETS = (GH_PAT, OPENAI_KEY, DB_PASSWORD, CLI_TOKEN, URL_TOKEN, "c00kie-s3ssion", BEARER, BASIC)
 
 LOCAL = f"""---
 name: local
@@ -52,6 +54,16 @@ url: https://api.example.com/mcp?access_token={URL_TOKEN}
 headers:
   Cookie: "{COOKIE}"
   Authorization: "Bearer {BEARER}"
+  Proxy-Authorization: "Basic {BASIC}"
+---
+"""
+#: Basic auth: nothing but the header's name says it is a secret.
+BASIC_AUTH = f"""---
+name: basic
+transport: http
+url: https://basic.example.com/mcp
+headers:
+  Authorization: "Basic {BASIC}"
 ---
 """
 REFS = """---
@@ -79,7 +91,7 @@ Write code.
 
 ## MCP Servers
 ```json
-["local", "remote", "refs"]
+["local", "remote", "basic", "refs"]
 ```
 """
 
@@ -101,6 +113,7 @@ def vault(make_tree: Any) -> Path:
         {
             "mcp-servers/local.md": LOCAL,
             "mcp-servers/remote.md": REMOTE,
+            "mcp-servers/basic.md": BASIC_AUTH,
             "mcp-servers/refs.md": REFS,
             "agent-types/coding/profile.md": PROFILE,
         }
@@ -115,6 +128,8 @@ def test_mcp_show_and_list_mask_every_finding(vault: Path) -> None:
         ["mcp", "show", "local", "--json"],
         ["mcp", "show", "remote"],
         ["mcp", "show", "remote", "--json"],
+        ["mcp", "show", "basic"],
+        ["mcp", "show", "basic", "--json"],
         ["mcp", "list"],
         ["mcp", "list", "--json"],
     ):
@@ -130,7 +145,13 @@ def test_mcp_show_and_list_mask_every_finding(vault: Path) -> None:
     assert shown["args"] == ["-y", "some-mcp-server", "--token", "***"]
     remote = json.loads(roster(*base, "mcp", "show", "remote", "--json").stdout)["server"]
     assert remote["url"] == "https://api.example.com/mcp?access_token=***"
-    assert remote["headers"] == {"Cookie": "***", "Authorization": "Bearer ***"}
+    assert remote["headers"] == {
+        "Cookie": "***",
+        "Authorization": "Bearer ***",
+        "Proxy-Authorization": "Basic ***",
+    }
+    basic = json.loads(roster(*base, "mcp", "show", "basic", "--json").stdout)["server"]
+    assert basic["headers"] == {"Authorization": "Basic ***"}
     # References say where a secret comes from, not what it is: they stay visible.
     refs = json.loads(roster(*base, "mcp", "show", "refs", "--json").stdout)["server"]
     assert refs["env"] == {"GITHUB_TOKEN": "${GITHUB_TOKEN}", "OPENCODE_KEY": "{env:OPENCODE_KEY}"}
@@ -150,7 +171,11 @@ def test_resolve_masks_every_finding(vault: Path, tmp_path: Path) -> None:
     ((path, config),) = launch["launch"]["files"].items()
     servers = config["mcpServers"]
     assert servers["local"]["env"]["GH_PAT"] == "***"
-    assert servers["remote"]["headers"] == {"Cookie": "***", "Authorization": "Bearer ***"}
+    assert servers["remote"]["headers"] == {
+        "Cookie": "***",
+        "Authorization": "Bearer ***",
+        "Proxy-Authorization": "Basic ***",
+    }
     assert servers["refs"]["env"]["GITHUB_TOKEN"] == "${GITHUB_TOKEN}"
     # The control: the launch file itself keeps the values (Claude Code reads it).
     resolved = subprocess.run(

@@ -28,6 +28,7 @@ from agent_roster.codecs.codex.read import CONFIG_KEYS, ROLE_KEYS
 from agent_roster.codecs.copilot.read import KEYS as COPILOT_KEYS
 from agent_roster.codecs.defect.read import TABLE_FIELDS, TOP_FIELDS
 from agent_roster.codecs.gemini.read import LOCAL_KEYS
+from agent_roster.codecs.opencode.flavor import KILO
 from agent_roster.codecs.opencode.schema import KNOWN_KEYS as OPENCODE_KEYS
 from agent_roster.commands.discover import discover, import_agents
 from agent_roster.commands.harness import render_agents
@@ -121,6 +122,42 @@ KEYS: dict[str, tuple[str, ...]] = {
     "defect": (*TOP_FIELDS, *(k for fields in TABLE_FIELDS.values() for k in fields)),
     "gemini": LOCAL_KEYS,
     "opencode": (*sorted(OPENCODE_KEYS), "name"),
+    "kilo": (*sorted(OPENCODE_KEYS), *sorted(KILO.extra_keys), "name"),
+    # The frontmatter keys each reader looks at (docs/codecs/<harness>.md).
+    "qoder": (
+        "name",
+        "description",
+        "tools",
+        "disallowedTools",
+        "model",
+        "color",
+        "effort",
+        "memory",
+        "permissionMode",
+        "mcpServers",
+        "maxTurns",
+        "temperature",
+        "hooks",
+    ),
+    "droid": ("name", "description", "model", "tools", "mcpServers", "reasoningEffort"),
+    "qwen": (
+        "name",
+        "description",
+        "tools",
+        "disallowedTools",
+        "model",
+        "modelConfig",
+        "approvalMode",
+        "permissionMode",
+        "maxTurns",
+        "runConfig",
+        "color",
+        "mcpServers",
+        "hooks",
+        "background",
+        "executor",
+        "executionBackend",
+    ),
 }
 
 _STDIO = {"command": "x", "args": ["-y"], "env": {"K": "v"}}
@@ -240,6 +277,60 @@ FILES: dict[str, tuple[tuple[str, str, dict[str, Any]], ...]] = {
         ("ws/.opencode/mode/c.md", "md", {"description": "d", "temperature": 0.5}),
         ("home/.config/opencode/opencode.json", "json", {"agent": {"d": {"disable": True}}}),
         ("home/.config/opencode/agents/d.md", "md", {"description": "d", "steps": 3}),
+    ),
+    "kilo": (
+        (
+            "ws/.kilo/agents/a.md",
+            "md",
+            {"description": "d", "mode": "subagent", "displayName": "A", "tools": {"bash": False}},
+        ),
+        (
+            "ws/kilo.json",
+            "json",
+            {
+                "agent": {"a": {"description": "d", "permission": {"edit": "deny"}}},
+                "mcp": {"s": {"type": "local", "command": ["x"]}},
+                "permission": "ask",
+            },
+        ),
+        ("ws/.kilo/kilo.json", "json", {"mcp": {"gh": {"type": "remote", "url": "u"}}}),
+        ("ws/.kilo/agent/sub/b.md", "md", {"description": "d", "model": "a/b"}),
+        ("ws/.kilocode/modes/c.md", "md", {"description": "d", "temperature": 0.5}),
+        (
+            "home/.config/kilo/kilo.json",
+            "json",
+            {"agent": {"d": {"disable": True}}, "mcp": {"s": {"type": "local", "command": ["x"]}}},
+        ),
+        ("home/.config/kilo/agents/d.md", "md", {"description": "d", "steps": 3}),
+        ("home/.kilo/kilo.jsonc", "json", {"mcp": {"gh": {"type": "remote", "url": "{env:X}"}}}),
+    ),
+    "qoder": (
+        ("ws/.qoder/agents/a.md", "md", {**_MD, "mcpServers": ["s", {"t": _STDIO}]}),
+        ("ws/.qoder/settings.json", "json", {"mcpServers": _SERVERS}),
+        ("ws/.mcp.json", "json", {"mcpServers": _SERVERS}),
+        ("ws/.qoder/agents/sub/b.md", "md", {**_MD, "name": "b", "permissionMode": "plan"}),
+        ("ws/.qoder/settings.local.json", "json", {"mcpServers": {"s": _HTTP}}),
+        ("home/.qoder/agents/c.md", "md", {**_MD, "name": "c", "effort": "high"}),
+        ("home/.qoder/settings.json", "json", {"mcpServers": _SERVERS}),
+    ),
+    "droid": (
+        ("ws/.factory/droids/a.md", "md", {**_MD, "mcpServers": ["s"], "reasoningEffort": "low"}),
+        ("ws/.factory/mcp.json", "json", {"mcpServers": _SERVERS}),
+        ("ws/.factory/droids/b.md", "md", {**_MD, "name": "b", "tools": "read-only"}),
+        ("home/.factory/droids/c.md", "md", {**_MD, "name": "c"}),
+        ("home/.factory/mcp.json", "json", {"mcpServers": {"s": {**_STDIO, "disabled": True}}}),
+    ),
+    "qwen": (
+        (
+            "ws/.qwen/agents/a.md",
+            "md",
+            {**_MD, "mcpServers": {"t": _STDIO}, "approvalMode": "plan"},
+        ),
+        ("ws/.qwen/settings.json", "json", {"mcpServers": _SERVERS}),
+        ("ws/.mcp.json", "json", {"mcpServers": {"s": {"httpUrl": "http://127.0.0.1:9/mcp"}}}),
+        ("ws/.qwen/agents/b.md", "md", {**_MD, "name": "b", "runConfig": {"max_turns": 2}}),
+        ("home/.qwen/agents/c.md", "md", {**_MD, "name": "c", "color": "red"}),
+        ("home/.qwen/settings.json", "json", {"mcpServers": {"s": _STDIO}}),
     ),
 }
 HARNESSES = tuple(FILES)

@@ -8,6 +8,8 @@ and every diagnostic says where (path, line, column) and what (a registered code
 examples are derandomized, so CI runs the same ones every time (``ROSTER_FUZZ_EXAMPLES``
 raises their number, ``ROSTER_FUZZ_RANDOM=1`` draws new ones: for a longer hunt by hand).
 A few broken projects also go through the real ``roster`` command: exit 0 or 1, never 70.
+Every codec is fuzzed (``test_every_harness_is_fuzzed``); 120 examples per harness keep the
+twelve under about 200 s of CI time.
 """
 
 from __future__ import annotations
@@ -23,17 +25,24 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from agent_roster.codecs import codec_names
 from agent_roster.diagnostics import CODES
 
 from ..trees import build_tree
-from .fuzz_native import FILES, HARNESSES, VAULT, exercise, projects, to_toml, to_yaml
+from .fuzz_native import FILES, HARNESSES, KEYS, VAULT, exercise, projects, to_toml, to_yaml
 
 ROSTER = str(Path(sys.executable).with_name("roster"))
 
 
+def test_every_harness_is_fuzzed() -> None:
+    """A new codec gets its native files in ``fuzz_native.FILES`` (and keys in ``KEYS``)."""
+    assert set(HARNESSES) == set(codec_names())
+    assert set(KEYS) == set(codec_names())
+
+
 @pytest.mark.parametrize("harness", HARNESSES)
 @settings(
-    max_examples=int(os.environ.get("ROSTER_FUZZ_EXAMPLES", "150")),
+    max_examples=int(os.environ.get("ROSTER_FUZZ_EXAMPLES", "120")),
     deadline=None,
     derandomize=not os.environ.get("ROSTER_FUZZ_RANDOM"),
     database=None,

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from agent_roster.commands.validate import validate
+from agent_roster.resolve.config import parse_config
 
 FENCE = "```"
 
@@ -129,4 +130,57 @@ def test_100000_items_in_one_block_stay_linear(tmp_path: Path, name: str) -> Non
     assert large < 2.0, f"{name}: {large:.2f} s of CPU for 100,000 items"
     # Ten times the items: linear is 10x, quadratic 100x. The margin absorbs noise in
     # the small run's few hundredths of a second.
+    assert large < max(small, 0.02) * 25, f"{name}: {small:.3f} s -> {large:.3f} s"
+
+
+#: roster.toml blocks: name -> (the file's text for n items, the code each item gets).
+CONFIG_CASES: dict[str, tuple[Callable[[int], str], str]] = {
+    "defaults-unknown-keys": (
+        lambda n: "[defaults]\n" + "".join(f"key{i} = 1\n" for i in range(n)),
+        "field-unknown",
+    ),
+    "defaults-bad-values": (
+        # The known keys are few: each is set wrong, then n unknown ones follow it.
+        lambda n: (
+            '[defaults]\nruntime = 5\nmodel = ""\n'
+            + "".join(f'"quoted {i}" = 1\n' for i in range(n))
+        ),
+        "field-unknown",
+    ),
+    "embedded-server-unknown-keys": (
+        lambda n: "[embedded_server]\n" + "".join(f"key{i} = 1\n" for i in range(n)),
+        "field-unknown",
+    ),
+    "notify-webhook-errors": (
+        lambda n: "".join(f'[[notify.webhook]]\nurl = "ftp://h/{i}"\n' for i in range(n)),
+        "field-value",
+    ),
+    "notify-command-unknown-keys": (
+        lambda n: "".join(f"[[notify.command]]\nk{i} = 1\n" for i in range(n)),
+        "field-unknown",
+    ),
+}
+
+
+def _config_cpu_seconds(name: str, n: int) -> float:
+    make, code = CONFIG_CASES[name]
+    raw = make(n).encode("utf-8")
+    start = time.process_time()
+    loaded = parse_config(raw)
+    seconds = time.process_time() - start
+    found = [d for d in loaded.diagnostics if d.code == code]
+    assert len(found) == n, (name, len(found))
+    # Each one located on its own line (the file's last item on its last lines).
+    assert found[-1].line > n, (name, found[-1].line)
+    return seconds
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("name", sorted(CONFIG_CASES))
+def test_100000_items_in_roster_toml_stay_linear(name: str) -> None:
+    """roster.toml's positions are looked up, not searched for: 5,000 / 10,000 / 20,000
+    unknown [defaults] keys took 3.8 / 14.3 / 57.6 s (each key rescanned the file)."""
+    small = _config_cpu_seconds(name, 10_000)
+    large = _config_cpu_seconds(name, 100_000)
+    assert large < 2.0, f"{name}: {large:.2f} s of CPU for 100,000 items"
     assert large < max(small, 0.02) * 25, f"{name}: {small:.3f} s -> {large:.3f} s"

@@ -64,7 +64,9 @@ def mcp_list(settings: Settings, project: str | None, as_json: bool) -> int:
             _server_lines(row)
 
     output.emit(result, as_json, text)
-    return EXIT_PROBLEMS if any(r.diagnostics for r in result.servers) else EXIT_OK
+    output.print_diagnostics(result.diagnostics, "text", sys.stderr)
+    problems = result.diagnostics or any(r.diagnostics for r in result.servers)
+    return EXIT_PROBLEMS if problems else EXIT_OK
 
 
 @mcp.command("show")

@@ -73,10 +73,13 @@ class ServerRow(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class ServerList(msgspec.Struct, frozen=True, kw_only=True):
-    """The built-in entry, the system entries and the project's, sorted by name."""
+    """The built-in entry, the system entries and the project's, sorted by name, and what
+    the scan left out for a reason the user must hear (``diagnostics``: a registry folder
+    that is a symlink leading outside the vault, ``path-outside-vault``)."""
 
     project: str | None
     servers: list[ServerRow]
+    diagnostics: list[Diagnostic] = []
 
 
 class ServerWritten(ServerRow, frozen=True, kw_only=True):
@@ -216,10 +219,18 @@ def _builtin(vault: Path) -> _Entry:
 # -- commands -----------------------------------------------------------------------------
 def list_mcp_servers(ctx: RosterContext, params: ListMcpServersParams) -> ServerList:
     """List MCP servers in the registry: built-in, system and the project's."""
-    listed = _listing(ctx, params.project)
+    skipped: list[Diagnostic] = []
+    listed = _listing(ctx, params.project, skipped)
     return ServerList(
         project=params.project,
         servers=[entry.row(active=active, shadowed_by=by) for entry, active, by in listed],
+        # A linked mcp-servers/ (or projects/, projects/<p>/) read as empty must be said;
+        # links of the profile folders are the profile commands' to report.
+        diagnostics=[
+            d
+            for d in skipped
+            if d.code == "path-outside-vault" and "agent-types" not in Path(d.path).parts
+        ],
     )
 
 
@@ -233,9 +244,12 @@ def active_servers(ctx: RosterContext, project: str | None) -> list[McpServer]:
     ]
 
 
-def _listing(ctx: RosterContext, project: str | None) -> list[tuple[_Entry, bool, str | None]]:
+def _listing(
+    ctx: RosterContext, project: str | None, skipped: list[Diagnostic] | None = None
+) -> list[tuple[_Entry, bool, str | None]]:
     """Every entry (built-in first, then by name, the project's before the system's), with
-    whether it is in effect and what shadows it."""
+    whether it is in effect and what shadows it; what the scan left out goes to
+    ``skipped``."""
     layout = ctx.layout
     if project is not None:
         check_segment(project, "project id")
@@ -243,7 +257,7 @@ def _listing(ctx: RosterContext, project: str | None) -> list[tuple[_Entry, bool
     names = sorted(
         {
             s.entry.id
-            for s in layout.iter_entries()
+            for s in layout.iter_entries(skipped)
             if s.entry.kind is EntryKind.MCP_SERVER and s.entry.project in (None, project)
         }
     )

@@ -15,6 +15,7 @@ the cascade of the file's removal.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any
 
 import msgspec
@@ -56,9 +57,16 @@ class ProfileSummary(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class ProfileList(msgspec.Struct, frozen=True, kw_only=True):
-    """Every system profile of the vault, sorted by name."""
+    """Every system profile of the vault, sorted by name, and what the scan left out for a
+    reason the user must hear (``diagnostics``: an ``agent-types/`` that is a symlink
+    leading outside the vault, ``path-outside-vault``); with one, ``ok`` is false."""
 
     profiles: list[ProfileSummary]
+    diagnostics: list[Diagnostic] = []
+
+    @property
+    def ok(self) -> bool:
+        return not any(d.is_error for d in self.diagnostics)
 
 
 class ProfileFile(msgspec.Struct, frozen=True, kw_only=True):
@@ -176,7 +184,17 @@ def list_profiles(ctx: RosterContext, params: ListProfilesParams) -> ProfileList
         if params.tag is None or params.tag in p.tags
     ]
     rows.sort(key=lambda r: (r.name.casefold(), r.id))
-    return ProfileList(profiles=rows)
+    # The index never holds what lies behind a link out of the vault: an empty list must
+    # say why (one more listing of the layout's folders, no file is read).
+    skipped: list[Diagnostic] = []
+    for _ in ctx.layout.iter_entries(skipped):
+        pass
+    outside = [
+        d
+        for d in skipped
+        if d.code == "path-outside-vault" and Path(d.path).parts[:1] == ("agent-types",)
+    ]
+    return ProfileList(profiles=rows, diagnostics=outside)
 
 
 def get_profile(ctx: RosterContext, params: GetProfileParams) -> ProfileFile:

@@ -106,9 +106,10 @@ def parse_notify(table: Any, text: str, out: list[Diagnostic]) -> NotifyConfig:
             continue
         if not isinstance(entries, list):
             entries = [entries]
-        header = rf"\[\[\s*notify\.{kind}\s*\]\]"
+        # Each entry's header line, found in one pass (not one pass per entry).
+        lines = _lines(text, rf"\[\[\s*notify\.{kind}\s*\]\]")
         for number, entry in enumerate(entries, 1):
-            line = _line(text, header, number)
+            line = lines[number - 1] if number <= len(lines) else 1
             parsed = _entry(kind, entry, line, out)
             if parsed is not None:
                 found[kind].append(parsed)
@@ -152,13 +153,13 @@ def _problem(message: str, line: int, hint: str = "") -> Diagnostic:
     return dx.make("field-value", message, path=CONFIG_FILE, line=line, hint=hint)
 
 
-def _line(text: str, header: str, nth: int = 1) -> int:
-    """The line of the ``nth`` header matching ``header`` (tomllib keeps no positions)."""
+def _line(text: str, header: str) -> int:
+    """The line of the first header matching ``header`` (tomllib keeps no positions)."""
+    lines = _lines(text, header)
+    return lines[0] if lines else 1
+
+
+def _lines(text: str, header: str) -> list[int]:
+    """The line of every header matching ``header``, in order."""
     pattern = re.compile(rf"^\s*{header}")
-    seen = 0
-    for number, line in enumerate(text.splitlines(), 1):
-        if pattern.match(line):
-            seen += 1
-            if seen == nth:
-                return number
-    return 1
+    return [number for number, line in enumerate(text.splitlines(), 1) if pattern.match(line)]

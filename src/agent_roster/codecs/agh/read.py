@@ -34,6 +34,7 @@ from agent_roster.codecs.native_md import (
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.profile import NativeForm
 from agent_roster.vault.frontmatter import Mark, read_frontmatter
+from agent_roster.vault.jsonblock import text_lines
 
 AGENT_FILE = "AGENT.md"
 SIDECAR = "mcp.json"
@@ -303,8 +304,7 @@ def read_sidecar(text: str, where: str, out: list[Diagnostic]) -> dict[str, dict
 
 
 def _json_line(text: str, key: str) -> int:
-    at = text.find(json.dumps(key))
-    return 1 + text.count("\n", 0, at) if at >= 0 else 1
+    return text_lines(text).locate(json.dumps(key))[0]
 
 
 def read_capabilities(folder: Path, out: list[Diagnostic]) -> dict[str, str] | None:

@@ -24,6 +24,7 @@ from agent_roster.codecs.native_md import harness_diagnostic
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.mcp import McpServer, Transport
 from agent_roster.model.profile import AgentProfile
+from agent_roster.vault.jsonblock import text_lines
 
 
 class Dialect(NamedTuple):
@@ -183,11 +184,7 @@ def server_from_native(name: str, entry: object, dialect: Dialect, source: str) 
 def position(text: str, needle: str) -> tuple[int, int]:
     """1-based line and column of the first ``"needle"`` in ``text`` (1, 1 when absent):
     good enough to point at an entry of a JSON file."""
-    index = text.find(json.dumps(needle))
-    if index < 0:
-        return 1, 1
-    line = text.count("\n", 0, index) + 1
-    return line, index - (text.rfind("\n", 0, index) + 1) + 1
+    return text_lines(text).locate(json.dumps(needle))  # a lookup: linear for many needles
 
 
 def load_json_object(text: str, path: str, out: list[Diagnostic], title: str) -> dict[str, Any]:

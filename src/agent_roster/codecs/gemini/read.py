@@ -35,7 +35,7 @@ from agent_roster.diagnostics import Diagnostic, Severity
 from agent_roster.model.mcp import McpServer, Transport
 from agent_roster.model.profile import NativeForm
 from agent_roster.vault.frontmatter import Mark
-from agent_roster.vault.jsonblock import JsonIndex
+from agent_roster.vault.jsonblock import JsonIndex, text_lines
 
 SLUG = re.compile(r"^[a-z0-9-_]+$")
 LOCAL_KEYS = (
@@ -385,8 +385,7 @@ def settings_servers(path: Path, out: list[Diagnostic]) -> dict[str, McpServer]:
         index = index or JsonIndex(settings.text)
         where = ("mcpServers", *issue_path)
         offset = index.values.get(where, index.keys.get(where, 0))
-        line = settings.text.count("\n", 0, offset) + 1
-        column = offset - (settings.text.rfind("\n", 0, offset) + 1) + 1
+        line, column = text_lines(settings.text).line_column(offset)
         unknown = message.startswith("Unrecognized")
         out.append(
             harness_diagnostic(

@@ -56,6 +56,7 @@ from agent_roster.diagnostics import Diagnostic
 from agent_roster.errors import RosterError, UsageError
 from agent_roster.model.mcp import McpServer
 from agent_roster.model.profile import AgentProfile, NativeForm, PermissionRule
+from agent_roster.vault.jsonblock import text_lines
 from agent_roster.vault.paths import check_segment
 
 #: Keys imported into ``harness.<codec>`` as they are (README D5).
@@ -138,11 +139,7 @@ class _State:
 
 
 def _line_of(text: str, needle: str) -> tuple[int, int]:
-    index = text.find(needle)
-    if index < 0:
-        return 1, 1
-    line = text.count("\n", 0, index) + 1
-    return line, index - (text.rfind("\n", 0, index) + 1) + 1
+    return text_lines(text).locate(needle)
 
 
 def _drop_referencing_servers(value: dict[str, Any], path: Path, state: _State) -> None:
