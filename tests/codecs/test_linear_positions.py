@@ -6,7 +6,7 @@ entry, so 32,000 bad MCP entries of Gemini's ``settings.json`` took about 13 s t
 discover. Positions are now lookups in one table per file (``vault.jsonblock.TextLines``).
 Here each file holds 50,000 bad entries, every one reported at its own line: discover must
 finish within a few seconds of CPU time (CPU, not wall-clock time: a loaded machine must not
-decide the verdict), and twice the entries must cost about twice the time, not four times.
+decide the verdict), and four times the entries must cost about four times the time, not sixteen.
 """
 
 from __future__ import annotations
@@ -63,22 +63,32 @@ def _cpu_seconds(tmp_path: Path, harness: str, n: int) -> float:
     (workspace / path).write_text(make(n), encoding="utf-8")
     if harness == "agh":
         (workspace / ".agh/agents/a/AGENT.md").write_text("---\nname: a\n---\nYou help.\n")
-    gc.collect()  # the previous run's garbage is not this run's time
-    start = time.process_time()
-    found = discover(harness, workspace=workspace, home=tmp_path / "home").diagnostics
-    seconds = time.process_time() - start
-    lines = {d.line for d in found if d.code == code}
-    # Every entry reported, each on its own line.
-    assert len(lines) >= n, (harness, len(lines), [d.format() for d in found[:3]])
-    return seconds
+    best = float("inf")
+    for _ in range(2):  # the better of two: one run can be stretched by its neighbours
+        # The collector's passes over the diagnostics grow with everything alive, not with
+        # how entries are placed, which is what this measures: it is paused meanwhile.
+        gc.collect()
+        gc.disable()
+        try:
+            start = time.process_time()
+            found = discover(harness, workspace=workspace, home=tmp_path / "home").diagnostics
+            seconds = time.process_time() - start
+        finally:
+            gc.enable()
+        lines = {d.line for d in found if d.code == code}
+        # Every entry reported, each on its own line.
+        assert len(lines) >= n, (harness, len(lines), [d.format() for d in found[:3]])
+        best = min(best, seconds)
+    return best
 
 
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize("harness", sorted(CASES))
 def test_50000_bad_entries_are_located_in_linear_time(tmp_path: Path, harness: str) -> None:
-    small = _cpu_seconds(tmp_path, harness, 25_000)
+    small = _cpu_seconds(tmp_path, harness, 12_500)
     large = _cpu_seconds(tmp_path, harness, 50_000)
     assert large < 5.0, f"{harness}: {large:.2f} s of CPU for 50,000 bad entries"
-    # Twice the entries: linear is 2x, quadratic 4x (before: 5.8 -> 23.2 s for Claude,
-    # 4.6 -> 17.3 s for Gemini). The margin absorbs noise in runs of a few tenths of a second.
-    assert large < max(small, 0.1) * 3, f"{harness}: {small:.3f} s -> {large:.3f} s"
+    # Four times the entries: linear is 4x, quadratic 16x (before: 1.5 -> 23.2 s for
+    # Claude, 1.2 -> 17.3 s for Gemini). The margin absorbs noise in runs of a tenth of a
+    # second.
+    assert large < max(small, 0.1) * 8, f"{harness}: {small:.3f} s -> {large:.3f} s"
