@@ -233,11 +233,18 @@ def rules_from_config(value: Any, *, where: str = "permission") -> tuple[Permiss
     if not isinstance(value, Mapping):
         raise UsageError(f"{where} must be an action or a mapping, not {type(value).__name__}")
     rules: list[PermissionRule] = []
+    made = _RULES
     for key, item in value.items():
         if isinstance(item, str):
-            rules.append(
-                PermissionRule(permission=str(key), action=_action(item, f"{where}.{key}"))
-            )
+            # A rendered agent repeats the same few hundred ``<server>_*: deny`` rules: each
+            # (key, action) is made once (rules are immutable) and the message naming a
+            # bad value only when there is one.
+            rule = made.get((key, item))
+            if rule is None:
+                rule = PermissionRule(permission=str(key), action=_action(item, f"{where}.{key}"))
+                if len(made) < _RULES_KEPT:
+                    made[(key, item)] = rule
+            rules.append(rule)
         elif isinstance(item, Mapping):
             for pattern, action in item.items():
                 rules.append(
@@ -250,6 +257,12 @@ def rules_from_config(value: Any, *, where: str = "permission") -> tuple[Permiss
         else:
             raise UsageError(f"{where}.{key} must be an action or a mapping of patterns")
     return tuple(rules)
+
+
+#: Rules made by :func:`rules_from_config`, by (key, action text); bounded, as a hostile
+#: file could name any number of keys.
+_RULES: dict[tuple[object, str], PermissionRule] = {}
+_RULES_KEPT = 65_536
 
 
 def _action(value: object, where: str) -> PermissionAction:
