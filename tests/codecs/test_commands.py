@@ -320,7 +320,8 @@ def test_a_render_split_across_processes_is_the_whole_render(
     vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     add_copies(vault, 6)
-    harnesses = ["claude", "opencode", "codex"]  # two split, one rendered whole
+    # Four split (AGH shares no file), one rendered whole.
+    harnesses = ["claude", "opencode", "defect", "agh", "codex"]
     whole = render_agents(vault, harnesses, out=tmp_path / "whole")
     assert any(loss.outcome.value == "refused" for loss in whole.losses)
     forks: list[int] = []

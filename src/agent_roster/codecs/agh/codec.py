@@ -60,7 +60,7 @@ class AghCodec:
 
     name = "agh"
     title = "AGH"
-    partitioned = False  # renders whole (see RenderRequest.part)
+    partitioned = True
     options: tuple[RenderOption, ...] = ()
     #: What render does with each canonical field (docs/codecs/matrix.md; checked
     #: against probe renders by tests/codecs/test_support_matrix.py).
@@ -252,7 +252,9 @@ class AghCodec:
         files: list[NativeFile] = []
         losses: list[Loss] = []
         diagnostics: list[Diagnostic] = []
-        for profile in request.profiles:
+        # Every file belongs to one agent (its MCP servers are its own mcp.json): nothing
+        # is shared, so a part renders just its agents (RenderRequest.part).
+        for profile in request.owned():
             out_files, out_losses, out_diags = render_profile(profile, request, existing)
             form = profile.native.get(self.name)
             if form is not None and out_files:

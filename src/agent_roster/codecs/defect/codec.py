@@ -56,7 +56,7 @@ class DefectCodec:
 
     name = "defect"
     title = "defect"
-    partitioned = False  # renders whole (see RenderRequest.part)
+    partitioned = True
     options: tuple[RenderOption, ...] = ()
     #: What render does with each canonical field (docs/codecs/matrix.md; checked
     #: against probe renders by tests/codecs/test_support_matrix.py).
@@ -169,6 +169,9 @@ class DefectCodec:
         diagnostics: list[Diagnostic] = []
         native_servers: dict[str, dict[str, Any]] = {}
         unwritable: set[str] = set()
+        # Every part works out the servers (its agents need to know which can be written);
+        # only the shared part reports them, after the agents (RenderRequest.part).
+        server_diagnostics: list[Diagnostic] = []
         wanted = [n for p in request.profiles for n in p.mcp_servers]
         for server_name in dict.fromkeys(wanted):
             server = request.servers.get(server_name)
@@ -181,7 +184,7 @@ class DefectCodec:
                 # A warning, not an error: defect profiles do not contain servers (they use
                 # the parent session's), so each profile is still written, without this
                 # server's tools, and reports that as a loss.
-                diagnostics.append(
+                server_diagnostics.append(
                     harness_diagnostic(
                         "render-unsupported",
                         f"MCP server `{server_name}` cannot be written for defect: "
@@ -194,13 +197,18 @@ class DefectCodec:
                 )
             else:
                 native_servers[server_name] = native
-        for profile in request.profiles:
+        for profile in request.owned():
             out_files, out_losses, out_diags = render_profile(
                 profile, agents, native_servers, unwritable, existing
             )
             files.extend(out_files)
             losses.extend(out_losses)
             diagnostics.extend(out_diags)
+        if not request.shared:
+            return Rendering(
+                files=tuple(files), losses=tuple(losses), diagnostics=tuple(diagnostics)
+            )
+        diagnostics.extend(server_diagnostics)
         if native_servers:
             current = existing_text(existing, config_path, diagnostics)
             merged = (
