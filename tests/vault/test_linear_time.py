@@ -127,6 +127,11 @@ def _cpu_seconds(tmp_path: Path, name: str, n: int) -> float:
 def test_100000_items_in_one_block_stay_linear(tmp_path: Path, name: str) -> None:
     small = _cpu_seconds(tmp_path, name, 10_000)
     large = _cpu_seconds(tmp_path, name, 100_000)
+    if large >= 2.0:
+        # The other test worker on a two-core machine stretches CPU time too (a CI run
+        # under load measured 2.25 s for what takes 1.4 s alone): measure once more and
+        # judge the better run. Quadratic work (49 s before) fails both.
+        large = min(large, _cpu_seconds(tmp_path / "again", name, 100_000))
     assert large < 2.0, f"{name}: {large:.2f} s of CPU for 100,000 items"
     # Ten times the items: linear is 10x, quadratic 100x. The margin absorbs noise in
     # the small run's few hundredths of a second.
@@ -182,5 +187,7 @@ def test_100000_items_in_roster_toml_stay_linear(name: str) -> None:
     unknown [defaults] keys took 3.8 / 14.3 / 57.6 s (each key rescanned the file)."""
     small = _config_cpu_seconds(name, 10_000)
     large = _config_cpu_seconds(name, 100_000)
+    if large >= 2.0:  # load from the other test worker: once more, the better run judged
+        large = min(large, _config_cpu_seconds(name, 100_000))
     assert large < 2.0, f"{name}: {large:.2f} s of CPU for 100,000 items"
     assert large < max(small, 0.02) * 25, f"{name}: {small:.3f} s -> {large:.3f} s"
