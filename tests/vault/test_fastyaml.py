@@ -168,7 +168,12 @@ def test_typical_frontmatter_takes_the_fast_path() -> None:
 
 def test_anything_unusual_steps_aside() -> None:
     for text in [
-        "a:\n  - b\n",
+        "a:\n  - b\n    - c\n",
+        "a:\n  - b\n# c\n",
+        "a:\n- b\n-c\n",
+        "a:\n-  b\n",
+        "a:\n- [b]\n",
+        "a:\n- b: c\n",
         "a: b: c\n",
         'a: "x\\ty"\n',
         "a: 1\na: 2\n",
@@ -207,4 +212,41 @@ def test_nested_mappings_match_libyaml(
     for key, indent, items in blocks:
         lines.append(f"{key}:")
         lines.extend(f"{indent}{k}: {v}".rstrip() for k, v in items)
+    _check_against_libyaml(lines)
+
+
+def test_claude_agent_lists_take_the_fast_path() -> None:
+    # Rendered Claude Code agents list tools as block sequences; a render check reads every
+    # one back, so libyaml (ten times slower) must not be needed for them.
+    text = "name: a\ntools:\n- Read\n- mcp__gh__*\n- Bash(git push:*)\nmodel: opus\n"
+    fast = load_flat(text, 2)
+    assert fast is not None
+    assert fast[0]["tools"] == ["Read", "mcp__gh__*", "Bash(git push:*)"]
+    assert fast[2]["tools"] == (4, 1)  # where libyaml puts the list: its first "-"
+    _check_against_libyaml(text.splitlines())
+
+
+ITEMS = st.one_of(SCALARS, st.sampled_from(["", " x", "- y", "a: b", "# c", "[d]", "*e"]))
+
+
+@settings(max_examples=2000, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            KEYS,
+            st.sampled_from(["", "  ", " ", "    "]),
+            st.lists(ITEMS, max_size=4),
+            st.sampled_from(["", "  ", "# c", "  # c", "-", "  -"]),
+        ),
+        min_size=1,
+        max_size=3,
+    )
+)
+def test_block_lists_match_libyaml(blocks: list[tuple[str, str, list[str], str]]) -> None:
+    lines = []
+    for key, indent, items, after in blocks:
+        lines.append(f"{key}:")
+        lines.extend(f"{indent}- {item}".rstrip() for item in items)
+        if after:
+            lines.append(after)
     _check_against_libyaml(lines)

@@ -344,3 +344,37 @@ def test_items_index_steps_aside_where_it_cannot_be_sure() -> None:
         )
         is None
     )  # an item spelt like a key
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=6),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner),
+    max_leaves=20,
+)
+
+
+def _paths(value: object, path: tuple[object, ...] = ()) -> dict[tuple[object, ...], object]:
+    found = {path: value}
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found.update(_paths(item, (*path, key)))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found.update(_paths(item, (*path, index)))
+    return found
+
+
+@settings(max_examples=500, deadline=None)
+@given(JSON_VALUES, st.sampled_from([None, 2]), st.booleans())
+def test_index_places_every_value_and_key(value: object, indent: int | None, ascii: bool) -> None:
+    text = json.dumps(value, indent=indent, ensure_ascii=ascii)
+    index = JsonIndex(text)
+    decoder = json.JSONDecoder()
+    paths = _paths(value)
+    assert set(index.values) == set(paths)
+    for path, expected in paths.items():
+        assert decoder.raw_decode(text, index.values[path])[0] == expected, (text, path)
+    assert set(index.keys) == {p for p in paths if p and isinstance(p[-1], str)}
+    for path, offset in index.keys.items():
+        assert decoder.raw_decode(text, offset)[0] == path[-1], (text, path)
+    assert index.duplicates == []

@@ -13,7 +13,10 @@ reports each call that widened as ``widened``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import contextlib
+from collections.abc import Iterable, Iterator, Sequence
+from contextvars import ContextVar
+from typing import NamedTuple
 
 import msgspec
 
@@ -56,29 +59,71 @@ class Widening(msgspec.Struct, frozen=True, array_like=True):
         )
 
 
+class _Want(NamedTuple):
+    """A check probe and the profile's answer for it (a rule of the profile decides it)."""
+
+    probe: Probe
+    action: PermissionAction
+    source: str
+
+
+#: The profile's answers of the render under way, by profile (see :func:`sharing_answers`).
+_ANSWERS: ContextVar[dict[int, tuple[AgentProfile, str, frozenset[str], list[_Want]]] | None]
+_ANSWERS = ContextVar("roster_render_answers", default=None)
+
+
+@contextlib.contextmanager
+def sharing_answers() -> Iterator[None]:
+    """Within this block, the profile's side of the check (its probes and its answers) is
+    worked out once per profile for every target rendered, not once per target."""
+    token = _ANSWERS.set({})
+    try:
+        yield
+    finally:
+        _ANSWERS.reset(token)
+
+
+def _wants(profile: AgentProfile, request: RenderRequest) -> list[_Want]:
+    # The probes the profile has an answer for; the runtime's default decides the others.
+    shared = _ANSWERS.get()
+    if shared is not None:
+        # Keyed by identity while the block holds the profile, so the key cannot be reused.
+        kept = shared.get(id(profile))
+        if (
+            kept is not None
+            and kept[0] is profile
+            and kept[1] == request.embedded
+            and kept[2] is request.embedded_commands
+        ):
+            return kept[3]
+    found: list[_Want] = []
+    rules = effective_rules(profile, embedded=request.embedded)
+    if rules:  # a profile that restricts nothing means the harness's defaults
+        for probe in check_probes(profile, request.embedded):
+            want = canonical(
+                profile,
+                probe,
+                embedded=request.embedded,
+                commands=request.embedded_commands,
+                rules=rules,
+            )
+            if want.rule is not None:
+                found.append(_Want(probe, want.action, want.rule.source))
+    if shared is not None:
+        shared[id(profile)] = (profile, request.embedded, request.embedded_commands, found)
+    return found
+
+
 def widenings(
     codec: Codec, profile: AgentProfile, agent: NativeAgent, request: RenderRequest
 ) -> list[Widening]:
     """Every check probe the target decides more permissively than the profile."""
-    rules = effective_rules(profile, embedded=request.embedded)
-    if not rules:
-        return []  # the profile restricts nothing: the harness's defaults are its meaning
     found = []
-    for probe in check_probes(profile, request.embedded):
-        want = canonical(
-            profile,
-            probe,
-            embedded=request.embedded,
-            commands=request.embedded_commands,
-            rules=rules,
-        )
-        if want.rule is None:
-            continue  # nothing said: the runtime's default
-        got = codec.decide(agent, probe)
+    for want in _wants(profile, request):
+        got = codec.decide(agent, want.probe)
         if wider(got, want.action):
-            source = want.rule.source if want.rule is not None else "permission"
-            key = probe_key(probe, request.embedded, request.embedded_commands)
-            found.append(Widening(probe.describe(), want.action, got, source, key))
+            key = probe_key(want.probe, request.embedded, request.embedded_commands)
+            found.append(Widening(want.probe.describe(), want.action, got, want.source, key))
     return found
 
 
@@ -261,4 +306,4 @@ def refusal(
     )
 
 
-__all__ = ["Probe", "Widening", "refusal", "render_guarded", "widenings"]
+__all__ = ["Probe", "Widening", "refusal", "render_guarded", "sharing_answers", "widenings"]

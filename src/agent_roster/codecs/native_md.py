@@ -47,7 +47,8 @@ def read_native(text: str, path: str, out: list[Diagnostic]) -> NativeDocument |
     out.extend(found)
     if errors:
         return None
-    start = line_offset(raw, fm.body_line)
+    # Without CRLF the normalised text is the file's: the body starts where it says.
+    start = fm.body_offset if text is raw else line_offset(raw, fm.body_line)
     return NativeDocument(
         dict(fm.data), raw[start:], fm.body_line, True, dict(fm.key_marks), bom + raw[:start]
     )

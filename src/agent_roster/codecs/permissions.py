@@ -106,14 +106,24 @@ def evaluate(
     decides; without a match the answer is ``ask`` (OpenCode ``evaluate``). With ``tool``
     (the canonical tool called), a Tools-list rule written for another tool of the same key
     does not match: ``"allowed": ["Edit"]`` allows Edit, not Write."""
+    named = ALIASES.get(tool, tool) if tool is not None else None
+    # A key without wildcards matches only itself; telling so by a comparison and a lookup
+    # keeps this loop cheap (render asks it tens of times per agent, issue 12 item 8).
+    plain = "\\" not in permission
+    kinds = _KINDS
     for index in range(len(rules) - 1, -1, -1):
         sourced = rules[index]
-        if tool is not None and sourced.tool and sourced.tool != ALIASES.get(tool, tool):
+        if named is not None and sourced.tool and sourced.tool != named:
             continue
         rule = sourced.rule
-        if wildcard_match(permission, rule.permission) and wildcard_match(
-            argument, expand_home(rule.pattern, home)
-        ):
+        key = rule.permission
+        if key != permission and key != "*":
+            if plain and (kinds.get(key) or key_kind(key))[0] == "exact":
+                continue
+            if not wildcard_match(permission, key):
+                continue
+        pattern = rule.pattern
+        if pattern == "*" or wildcard_match(argument, expand_home(pattern, home)):
             return Decision(rule.action, index, sourced)
     return Decision(PermissionAction.ASK, None, None)
 
@@ -311,6 +321,22 @@ def key_kind(key: str) -> tuple[str, str]:
     ``("prefix", p)`` for ``p*`` with no other wildcard (``*`` is the prefix ``""``), else
     ``("glob", key)``. A trailing ``" *"`` is not a plain prefix (it also matches without
     the space), and ``\\`` is normalised by matching, so both stay globs."""
+    # Indexes are built per rendered agent, and the agents of one render share most keys.
+    found = _KINDS.get(key)
+    if found is None:
+        found = _key_kind(key)
+        if len(_KINDS) < _KINDS_KEPT:
+            _KINDS[key] = found
+    return found
+
+
+#: :func:`key_kind` of the keys seen so far; bounded, as a hostile file could name any
+#: number of keys.
+_KINDS: dict[str, tuple[str, str]] = {}
+_KINDS_KEPT = 65_536
+
+
+def _key_kind(key: str) -> tuple[str, str]:
     if "\\" in key:
         return ("glob", key)
     if "*" not in key and "?" not in key:
@@ -331,8 +357,10 @@ class RuleIndex:
         self.exact: dict[str, list[tuple[int, PermissionRule]]] = {}
         self.prefix: dict[str, list[tuple[int, PermissionRule]]] = {}
         self.globs: list[tuple[int, PermissionRule]] = []
+        kinds = _KINDS
         for index, rule in enumerate(rules):
-            kind, value = key_kind(rule.permission)
+            key = rule.permission
+            kind, value = kinds.get(key) or key_kind(key)
             if kind == "exact":
                 self.exact.setdefault(value, []).append((index, rule))
             elif kind == "prefix":

@@ -23,7 +23,7 @@ from msgspec import Meta
 
 from agent_roster.codecs import codec_names, get_codec
 from agent_roster.codecs.base import Codec, Loss, RenderRequest, Scope
-from agent_roster.codecs.guard import render_guarded
+from agent_roster.codecs.guard import render_guarded, sharing_answers
 from agent_roster.commands.ledger import locked
 from agent_roster.commands.output_folder import (
     CREATED,
@@ -318,7 +318,7 @@ def render_agents(
     # reference counting frees, while the collector would walk the loaded vault over and
     # over (see paused_gc).
     writes = not (check or dry_run)
-    with locked(base) if writes else contextlib.nullcontext(), paused_gc():
+    with locked(base) if writes else contextlib.nullcontext(), paused_gc(), sharing_answers():
         return _render(
             vault,
             codecs,

@@ -209,7 +209,16 @@ def load_flat(
         value_line = line_no
         resolved: Any
         if not value:
-            if index < count and lines[index][:1] == " ":
+            following = lines[index] if index < count else ""
+            if following[:2] == "- " or (
+                following[:1] == " " and following.lstrip(" ")[:2] == "- "
+            ):
+                listed = _block_sequence(lines, index)
+                if listed is None:
+                    return None
+                value_line = first_line + index  # the full loader marks the first "-"
+                resolved, column, index = listed
+            elif following[:1] == " ":
                 nested = _nested_mapping(lines, index)
                 if nested is None:
                     return None
@@ -258,8 +267,19 @@ def _nested_mapping(lines: list[str], start: int) -> tuple[dict[str, Any], int, 
     mapping: dict[str, Any] = {}
     index = start
     count = len(lines)
+    seen = _ENTRIES
     while index < count:
         line = lines[index]
+        # A line read before at this indent means what it meant then: a rendered OpenCode
+        # agent repeats the same few hundred ``<server>_*: deny`` lines, which a render
+        # check reads back for every agent.
+        known = seen.get(line)
+        if known is not None and known[0] == indent:
+            if known[1] in mapping:
+                return None
+            mapping[known[1]] = known[2]
+            index += 1
+            continue
         if not line:
             if index == count - 1:
                 break  # the newline that ends the frontmatter
@@ -281,12 +301,53 @@ def _nested_mapping(lines: list[str], start: int) -> tuple[dict[str, Any], int, 
         if not value:
             return None
         if value.isalpha() and value not in _RESERVED_KEYS:
-            mapping[key] = value  # a plain word (``deny``): a string under every rule
-            index += 1
-            continue
+            resolved: Any = value  # a plain word (``deny``): a string under every rule
+        else:
+            ok, resolved = _scalar(value)
+            if not ok:
+                return None
+        mapping[key] = resolved
+        if len(seen) < _ENTRIES_KEPT:
+            seen[line] = (indent, key, resolved)  # scalars only: immutable, safe to share
+        index += 1
+    return mapping, indent + 1, index
+
+
+def _block_sequence(lines: list[str], start: int) -> tuple[list[Any], int, int] | None:
+    """A block list of scalars under a key with no value (``tools:`` then ``- Read``
+    lines, as Claude Code agents are written), at the key's indent or deeper. Returns the
+    list, the column of its first ``-`` (where the full loader puts the value) and the index
+    of the first line after it; None for anything else (nested items, blank or comment
+    lines inside, uneven indents, an item this module does not read)."""
+    first = lines[start]
+    indent = len(first) - len(first.lstrip(" "))
+    prefix = " " * indent + "- "
+    body = indent + 2
+    items: list[Any] = []
+    index = start
+    count = len(lines)
+    while index < count:
+        line = lines[index]
+        if not line:
+            if index == count - 1:
+                break  # the newline that ends the frontmatter
+            return None
+        if not line.startswith(prefix):
+            if line[0] == " " or line[0] == "-" or (indent and line[0] == "#"):
+                return None  # another indent, a bare "-", or a comment inside
+            break  # the next top-level key
+        value = line[body:].rstrip(" ")
+        if not value or value[0] == " ":
+            return None
         ok, resolved = _scalar(value)
         if not ok:
             return None
-        mapping[key] = resolved
+        items.append(resolved)
         index += 1
-    return mapping, indent + 1, index
+    return items, indent + 1, index
+
+
+#: Nested ``key: scalar`` lines already read, by their exact text: (indent, key, value).
+#: Bounded, as a hostile file could hold any number of distinct lines.
+_ENTRIES: dict[str, tuple[int, str, Any]] = {}
+_ENTRIES_KEPT = 65_536

@@ -18,8 +18,11 @@ from typing import Any
 PathPart = str | int
 JsonPath = tuple[PathPart, ...]
 
-#: One JSON token: a string, a punctuation mark, or a bare literal (number, true, NaN...).
-_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]|[^\s{}\[\]:,"]+', re.S)
+#: One JSON token that starts or ends something: a string, a bracket, or a bare literal
+#: (number, true, NaN...). Colons and commas are skipped: in valid JSON, a string in an
+#: object is a key exactly when the object's last entry is complete, and array items are
+#: counted as they start, so neither is needed (half the tokens of a long block).
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]]|[^\s{}\[\]:,"]+', re.S)
 
 
 class JsonIndex:
@@ -35,43 +38,43 @@ class JsonIndex:
         self._scan(text)
 
     def _scan(self, text: str) -> None:
-        # Frame: [path, is_object, item count, expecting a key, keys seen]
+        # ``text`` is valid JSON (the C decoder read it first). Frame: [path, keys seen (an
+        # object) or None (an array), item count, expecting a key].
+        values, keys, duplicates = self.values, self.keys, self.duplicates
         stack: list[list[Any]] = []
+        frame: list[Any] | None = None
         pending: JsonPath = ()
         for match in _TOKEN.finditer(text):
             lexeme = match.group()
-            start = match.start()
-            frame = stack[-1] if stack else None
-            if lexeme == ",":
-                if frame is not None and frame[1]:
-                    frame[3] = True
-                elif frame is not None:
-                    frame[2] += 1
-                    pending = (*frame[0], frame[2])
-                continue
-            if lexeme == ":":
-                continue
-            if lexeme in "}]":
+            if lexeme == "}" or lexeme == "]":
                 stack.pop()
+                frame = stack[-1] if stack else None
+                if frame is not None and frame[1] is not None:
+                    frame[3] = True  # the object's entry is complete: a key comes next
                 continue
-            if frame is not None and frame[1] and frame[3]:
-                if lexeme.startswith('"'):
+            start = match.start()
+            if frame is not None:
+                if frame[1] is None:
+                    pending = (*frame[0], frame[2])
+                    frame[2] += 1
+                elif frame[3]:
                     key = lexeme[1:-1] if "\\" not in lexeme else json.loads(lexeme)
+                    frame[3] = False
+                    if key in frame[1]:
+                        duplicates.append((frame[0], key, start))
+                    frame[1].add(key)
+                    pending = (*frame[0], key)
+                    keys[pending] = start
+                    continue
                 else:
-                    key = lexeme
-                frame[3] = False
-                if key in frame[4]:
-                    self.duplicates.append((frame[0], key, start))
-                frame[4].add(key)
-                pending = (*frame[0], key)
-                self.keys[pending] = start
-                continue
-            self.values[pending] = start
+                    frame[3] = True  # a scalar value ends the entry (a container, its end)
+            values[pending] = start
             if lexeme == "{":
-                stack.append([pending, True, 0, True, set()])
+                frame = [pending, set(), 0, True]
+                stack.append(frame)
             elif lexeme == "[":
-                stack.append([pending, False, 0, False, None])
-                pending = (*pending, 0)
+                frame = [pending, None, 0, False]
+                stack.append(frame)
 
 
 def items_index(

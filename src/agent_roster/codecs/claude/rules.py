@@ -148,17 +148,18 @@ class ClaudePermissions:
         if not rules:
             return
         catch = self._canonical(profile, "mcp__probe__do_thing", rules, embedded)
+        names = self._names(profile)
+        # The profile's answer for each name, asked once for both passes below.
+        wants = [self._canonical(profile, name, rules, embedded) for name, _ in names]
         if profile.allowed_tools or profile.tools_exact or catch is PermissionAction.DENY:
             self.list = [native_tool(t, embedded, commands) for t in profile.allowed_tools]
-            for name, written in self._names(profile):
+            for (name, written), found in zip(names, wants, strict=True):
                 if name in ALIASES or name in SECONDARY:
                     continue  # granted only when the profile names it
-                found = self._canonical(profile, name, rules, embedded)
                 granted = found is not None and found is not PermissionAction.DENY
                 if granted and not claude_semantics.covers(self.list, name):
                     self.list.append(written)
-        for name, written in self._names(profile):
-            want = self._canonical(profile, name, rules, embedded)
+        for (name, written), want in zip(names, wants, strict=True):
             if want is None:
                 continue
             got = self._claude(name, mode)

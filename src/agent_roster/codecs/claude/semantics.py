@@ -142,19 +142,37 @@ def covers(entries: list[str], tool: str, argument: str | None = None) -> bool:
     an argument pattern, ``Bash(git log:*)``, names the whole tool, except ``Agent(a, b)``,
     which Claude Code enforces: with ``argument``, only the subagents it names), ``Task`` and
     ``Agent`` as one tool, ``mcp__<server>`` or ``mcp__<server>__*`` for a whole server."""
+    whole, enforced = _entries(tuple(entries))
+    same = _SAME.get(tool)
+    if tool in whole or (same is not None and same in whole):
+        return True
+    for base, rest in enforced:
+        if base in (tool, same):
+            if argument is None:
+                return True
+            if argument in [n for n in re.split(r"[\s,]+", rest.rstrip(") ")) if n]:
+                return True
     ref = split_ref(tool)
+    return ref.server is not None and (
+        f"mcp__{ref.server}" in whole or f"mcp__{ref.server}__*" in whole
+    )
+
+
+@lru_cache(maxsize=4096)
+def _entries(entries: tuple[str, ...]) -> tuple[frozenset[str], tuple[tuple[str, str], ...]]:
+    # A list's entries read once (render and its check ask about each list dozens of
+    # times): the bases that name a whole tool, and the enforced-argument entries
+    # (``Agent(a, b)``) with what follows their "(".
+    whole: set[str] = set()
+    enforced: list[tuple[str, str]] = []
     for entry in entries:
         base, paren, rest = entry.partition("(")
         base = base.strip()
-        if base == tool or base == _SAME.get(tool):
-            if paren and argument is not None and base in ENFORCED_ARGUMENT:
-                names = [n for n in re.split(r"[\s,]+", rest.rstrip(") ")) if n]
-                if argument not in names:
-                    continue
-            return True
-        if ref.server is not None and base in (f"mcp__{ref.server}", f"mcp__{ref.server}__*"):
-            return True
-    return False
+        if paren and base in ENFORCED_ARGUMENT:
+            enforced.append((base, rest))
+        else:
+            whole.add(base)
+    return frozenset(whole), tuple(enforced)
 
 
 def agent_data(agent: NativeAgent) -> dict[str, Any] | None:

@@ -42,8 +42,19 @@ def js_object(value: Mapping[Any, Any]) -> dict[str, Any]:
     """``value`` with JavaScript's key order: array-index keys first (ascending), then the
     others in insertion order. Nested mappings are converted too."""
     # A render check reads back every OpenCode agent, whose permission map names every
-    # server of the render: the common case (string keys, scalar values, no digit first)
-    # is decided without a call or a regex per key.
+    # server of the render: the common case (string keys, scalar values, no key starting
+    # with a digit) is settled by a few C-speed passes and a copy.
+    try:
+        joined = "\n".join(value)  # fails unless every key is a string
+    except TypeError:
+        joined = None
+    if (
+        joined is not None
+        and not joined[:1].isdigit()
+        and _DIGIT_FIRST.search(joined) is None
+        and set(map(type, value.values())) <= _SCALARS
+    ):
+        return dict(value)
     index: list[tuple[str, Any]] = []
     rest: list[tuple[str, Any]] = []
     for k, v in value.items():
@@ -58,6 +69,12 @@ def js_object(value: Mapping[Any, Any]) -> dict[str, Any]:
         return dict(rest)
     index.sort(key=lambda kv: int(kv[0]))
     return dict(index + rest)
+
+
+#: Values JavaScript holds as they are (no mapping to reorder inside).
+_SCALARS = {str, type(None), bool, int, float}
+#: A key after the first starting with a digit (a literal "\n" first: a fast search).
+_DIGIT_FIRST = re.compile(r"\n[0-9]")
 
 
 def jsify(value: Any) -> Any:

@@ -91,6 +91,10 @@ def check_color(value: Any) -> list[str]:
     ]
 
 
+_STR = {str}
+_ACTION_SET = frozenset(ACTIONS)
+
+
 def check_permission(value: Any) -> list[str]:
     """OpenCode's messages for an invalid ``permission`` value (empty when valid)."""
     if isinstance(value, str):
@@ -99,6 +103,8 @@ def check_permission(value: Any) -> list[str]:
         )
     if not isinstance(value, Mapping):
         return [_expected("PermissionConfig | undefined", value, "permission")]
+    if set(map(type, value.values())) == _STR and set(value.values()) <= _ACTION_SET:
+        return []  # a bare action per key, the usual map (hundreds of keys when rendered)
     problems: list[str] = []
     for key, item in value.items():
         where = f"permission.{key}"
@@ -181,10 +187,13 @@ def normalize(data: Mapping[str, Any], extra: frozenset[str] = frozenset()) -> d
     for tool, flag in (data.get("tools") or {}).items():
         action = "allow" if flag else "deny"
         folded["edit" if tool in ("write", "edit", "patch") else tool] = action
-    folded.update(permission_map(data.get("permission", {})))
+    permission = permission_map(data.get("permission", {}))
     out = dict(data)
     out["options"] = js_object(options)
-    out["permission"] = js_object(folded)
+    if folded:
+        folded.update(permission)
+        permission = js_object(folded)
+    out["permission"] = permission  # without a tools map, already in JavaScript's order
     steps = data.get("steps", data.get("maxSteps"))
     if steps is not None:
         out["steps"] = steps

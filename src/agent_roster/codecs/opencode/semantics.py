@@ -10,6 +10,7 @@ it. MCP tools are ``<server>_<tool>`` keys.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import Any
 
@@ -19,7 +20,13 @@ from agent_roster.codecs.opencode.flavor import KILO, OPENCODE, Flavor
 from agent_roster.codecs.opencode.js import JsoncError, load_jsonc, merge_deep
 from agent_roster.codecs.opencode.read import RECOVERY
 from agent_roster.codecs.opencode.schema import check_agent, normalize, permission_map
-from agent_roster.codecs.permissions import RuleIndex, rules_from_config
+from agent_roster.codecs.permissions import (
+    RuleIndex,
+    expand_home,
+    key_kind,
+    rules_from_config,
+    wildcard_match,
+)
 from agent_roster.codecs.semantics import DENY, agent_text
 from agent_roster.codecs.tool_names import opencode_mcp_key, split_ref, to_native
 from agent_roster.errors import UsageError
@@ -91,28 +98,113 @@ def _config_layer(text: str) -> dict[str, Any] | None:
 def agent_rules(agent: NativeAgent, flavor: Flavor = OPENCODE) -> tuple[PermissionRule, ...] | None:
     """The agent file's own rules (``tools`` folded in), or ``None`` when the harness would
     not load it."""
+    layer = agent_layer(agent, flavor)
+    if layer is None:
+        return None
+    try:
+        return rules_from_config(layer.permission)
+    except UsageError:
+        return None
+
+
+def agent_layer(agent: NativeAgent, flavor: Flavor = OPENCODE) -> AgentLayer | None:
+    """The agent file's own permission map (``tools`` folded in), ready to decide calls,
+    or ``None`` when the harness would not load it."""
     text = agent_text(agent)
     if text is None:
         return None
-    return _agent_rules(text, agent.paths[0] if agent.paths else "", flavor.codec)
+    return _agent_layer(text, agent.paths[0] if agent.paths else "", flavor.codec)
+
+
+class AgentLayer:
+    """One agent's ``permission`` map as OpenCode reads it (JavaScript key order), deciding
+    a call straight from the map: the keys that can match it are looked up (the key itself,
+    each ``<prefix>*`` of it, the few other wildcard keys), never a pass over every rule. A
+    rendered agent holds a scoping deny for every other server, hundreds of keys, and a
+    render check asks a dozen calls of each agent, once."""
+
+    __slots__ = ("globs", "permission", "position", "rules")
+
+    def __init__(self, permission: dict[str, Any]) -> None:
+        self.permission = permission
+        self.position = dict(zip(permission, range(len(permission)), strict=True))
+        # The keys one per line, sorted by a regex at C speed: most keys of a rendered
+        # agent's map are "<server>_*" prefixes, which need no list of their own.
+        joined = "\n".join(permission)
+        self.rules: RuleIndex | None = None
+        self.globs: tuple[str, ...] = ()
+        if "\\" in joined or joined.count("\n") != max(len(permission) - 1, 0):
+            # A key with "\\" matches by normalised text, one with a line break would not
+            # be one line: such a (hand-written) map is decided rule by rule.
+            self.rules = RuleIndex(rules_from_config(permission))
+        else:
+            self.globs = _globs(joined)
+
+    def decide(self, key: str, argument: str) -> PermissionAction | None:
+        """The action of the last of the map's rules matching the call, or ``None`` when
+        none does (the config layers and defaults decide)."""
+        if self.rules is not None or "\\" in key:
+            index = self.rules or RuleIndex(rules_from_config(self.permission))
+            action, position = index.decide(key, argument)
+            return None if position is None else action
+        permission = self.permission
+        found = [key] if key in permission and key_kind(key)[0] == "exact" else []
+        for end in range(len(key) + 1):
+            prefix = key[:end] + "*"
+            if prefix in permission and key_kind(prefix) == ("prefix", key[:end]):
+                found.append(prefix)
+        found.extend(glob for glob in self.globs if wildcard_match(key, glob))
+        if len(found) > 1:
+            found.sort(key=self.position.__getitem__)
+        for candidate in reversed(found):
+            value = permission[candidate]
+            if isinstance(value, str):
+                return _ACTIONS[value]  # a bare action: pattern "*"
+            for pattern, action in reversed(value.items()):
+                if pattern == "*" or wildcard_match(argument, expand_home(pattern)):
+                    return _ACTIONS[action]
+        return None
+
+
+_ACTIONS = {action.value: action for action in PermissionAction}
+#: What makes a key a glob for :func:`key_kind` (no "\\" here): a "?", a "*" before the
+#: key's end, or a trailing " *".
+_GLOB_MARK = re.compile(r"\?|\*(?!\n|\Z)| \*(?=\n|\Z)")
+
+
+def _globs(joined: str) -> tuple[str, ...]:
+    # The glob keys among ``joined`` (one key per line), in order. Rendered maps have none
+    # or a few, so the search finds the lines rather than testing each key, and a few
+    # substring counts settle the usual case: every "*" ends a key, none after a space.
+    if (
+        "?" not in joined
+        and joined.count("*") == joined.count("*\n") + joined.endswith("*")
+        and " *\n" not in joined
+        and not joined.endswith(" *")
+    ):
+        return ()
+    found: dict[str, None] = {}
+    for mark in _GLOB_MARK.finditer(joined):
+        start = joined.rfind("\n", 0, mark.start()) + 1
+        end = joined.find("\n", mark.start())
+        found[joined[start : end if end >= 0 else len(joined)]] = None
+    return tuple(found)
 
 
 @lru_cache(maxsize=1024)
-def _agent_rules(text: str, path: str, codec: str) -> tuple[PermissionRule, ...] | None:
+def _agent_layer(text: str, path: str, codec: str) -> AgentLayer | None:
     # Keyed by the flavor's name: a Flavor holds a mapping, which is not hashable.
     flavor = KILO if codec == KILO.codec else OPENCODE
     recovery = RECOVERY if flavor is OPENCODE else RECOVERY._replace(harness=flavor.label)
     doc = read_native_recovering(text, path, [], recovery)
     if doc is None:
         # Kilo loads such a file as an agent with no settings: only the defaults decide.
-        return () if flavor.unparsed_is_prompt else None
+        return AgentLayer({}) if flavor.unparsed_is_prompt else None
     entry = dict(doc.data)
     if check_agent(entry, flavor.extra_keys) or entry.get("disable") is True:
         return None
-    try:
-        return rules_from_config(normalize(entry, flavor.extra_keys).get("permission") or {})
-    except UsageError:
-        return None
+    # check_agent passed: every value is an action or a map of patterns to actions.
+    return AgentLayer(normalize(entry, flavor.extra_keys).get("permission") or {})
 
 
 def key_of(probe: Probe) -> str | None:
@@ -127,18 +219,20 @@ def key_of(probe: Probe) -> str | None:
 
 def decide(agent: NativeAgent, probe: Probe, flavor: Flavor = OPENCODE) -> PermissionAction:
     """The decision of OpenCode (or its fork ``flavor``) for ``probe`` made by ``agent``."""
-    rules = agent_rules(agent, flavor)
-    if rules is None:
+    layer = agent_layer(agent, flavor)
+    if layer is None:
         return DENY
     key = key_of(probe)
     if key is None:
         return DENY
-    texts = tuple(agent.read(path) for path in config_files(flavor, agent.scope))
     argument = probe.argument if split_ref(probe.tool).server is None else "*"
-    # The last matching rule of defaults, config layers and the agent's own decides, through
-    # an index built once per agent: a rendered agent holds a scoping deny for every other
-    # server (hundreds of rules), and a render check asks a dozen probes of each.
-    return _index(rules, _layered(texts)).decide(key, argument)[0]
+    # The last matching rule of defaults, config layers and the agent's own decides: the
+    # agent's own when one matches, else those every agent shares (indexed once).
+    own = layer.decide(key, argument)
+    if own is not None:
+        return own
+    texts = tuple(agent.read(path) for path in config_files(flavor, agent.scope))
+    return _shared_index(_layered(texts)).decide(key, argument)[0]
 
 
 @lru_cache(maxsize=64)
@@ -154,6 +248,7 @@ def _layered(texts: tuple[str | None, ...]) -> tuple[PermissionRule, ...]:
         return ()
 
 
-@lru_cache(maxsize=256)
-def _index(rules: tuple[PermissionRule, ...], layered: tuple[PermissionRule, ...]) -> RuleIndex:
-    return RuleIndex((*DEFAULTS, *layered, *rules))
+@lru_cache(maxsize=64)
+def _shared_index(layered: tuple[PermissionRule, ...]) -> RuleIndex:
+    # OpenCode's defaults and the config layers: the same for every agent of a render.
+    return RuleIndex((*DEFAULTS, *layered))
