@@ -275,3 +275,29 @@ def test_wildcard_shortcuts_agree_with_the_pattern_itself(text: str, pattern: st
     """The literal and ``*`` shortcuts give what the compiled pattern gives."""
     compiled = permissions._compile(pattern).match(text.replace("\\", "/")) is not None
     assert wildcard_match(text, pattern) is compiled
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    rules=st.lists(
+        st.builds(
+            PermissionRule,
+            permission=st.sampled_from([*_KEYS, "gh_i*", "*_x", "l\nm", "**", "g? *"]),
+            pattern=st.sampled_from(_PATTERNS),
+            action=st.sampled_from(list(PermissionAction)),
+        ),
+        max_size=12,
+    ),
+    key=st.sampled_from([*_KEYS, "gh_issue_x", "bashx", "gh_*", "l\nm", "g?", "a_x"]),
+    arg=st.sampled_from([*_PATTERNS, "git push --force", "other"]),
+)
+def test_agent_layer_decides_like_evaluate(rules: list[PermissionRule], key: str, arg: str) -> None:
+    # The render check decides OpenCode agents from their permission map without building
+    # rules (opencode/semantics.AgentLayer): the same answers as the plain definition.
+    from agent_roster.codecs.opencode.semantics import AgentLayer
+
+    permission = rules_to_config(rules)
+    written = rules_from_config(permission)
+    plain = evaluate([SourcedRule(r, "permission") for r in written], key, arg)
+    expected = None if plain.position is None else plain.action
+    assert AgentLayer(permission).decide(key, arg) == expected
