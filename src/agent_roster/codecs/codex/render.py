@@ -7,6 +7,7 @@ user's comments and formatting survive (docs/codecs/codex.md §6).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -296,10 +297,15 @@ def _multiline(text: str, tail: str = "\n") -> String:
     ``'''`` or a character a literal string cannot carry, then basic with escapes (codex.md
     §4)."""
     value = text + tail
-    if "'''" not in value and all(c in "\t\n" or (c >= " " and c != "\x7f") for c in value):
+    if "'''" not in value and _NOT_LITERAL.search(value) is None:
         return String(StringType.MLL, value, "\n" + value, Trivia())
     escaped = "".join(_escape(c) for c in value)
     return String(StringType.MLB, value, "\n" + escaped, Trivia())
+
+
+#: What a multi-line literal string cannot carry: control characters other than tab and
+#: line feed, and DEL (searched at C speed: prompts run to thousands of characters).
+_NOT_LITERAL = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
 
 
 def _escape(char: str) -> str:

@@ -62,6 +62,13 @@ def profile_config(agent: NativeAgent) -> dict[str, Any] | None:
     text = agent_text(agent, path)
     if text is None:
         return None
+    return _config(text, path)
+
+
+@lru_cache(maxsize=1024)
+def _config(text: str, path: str) -> dict[str, Any] | None:
+    # A render check asks a dozen probes of each agent: its file is parsed once per
+    # content, not once per probe (callers only read the result).
     try:
         if path.endswith(CONFIG):
             return tomllib.loads(text)
