@@ -32,7 +32,14 @@ from agent_roster import diagnostics as dx
 from agent_roster.diagnostics import Diagnostic, Severity
 from agent_roster.errors import LiteralSecretError
 from agent_roster.model.mcp import McpServer
-from agent_roster.redact import MASK, mask_value, redact_many, redact_text, secret_key
+from agent_roster.redact import (
+    MASK,
+    mask_value,
+    redact_many,
+    redact_text,
+    redact_tokens,
+    secret_key,
+)
 
 CODE = "literal-secret"
 
@@ -134,6 +141,22 @@ def _walk(data: Any, where: str, key: str | None, owner: str) -> Iterator[Litera
             option = (
                 item if isinstance(item, str) and item.startswith("-") and "=" not in item else None
             )
+
+
+def in_prose(sections: dict[str, str], *, owner: str = "") -> list[Literal]:
+    """The literal secrets in prompt text, by heading: only values that give themselves
+    away (:func:`~agent_roster.redact.redact_tokens`), each named by its line, since prose
+    shows keys and code that are no secret. ``form`` is that line with the secret masked."""
+    found = []
+    for heading, body in sections.items():
+        if redact_tokens(body) == body:
+            continue
+        for number, line in enumerate(body.split("\n"), 1):
+            masked = redact_tokens(line)
+            if masked != line:
+                where = f"sections.{heading} line {number}"
+                found.append(Literal(where, env_name(f"{owner}_{heading}_secret"), masked))
+    return found
 
 
 def _join(where: str, name: str) -> str:

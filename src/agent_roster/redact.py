@@ -199,6 +199,17 @@ def _userinfo(match: re.Match[str]) -> str:
     return match[0]
 
 
+def redact_tokens(text: str) -> str:
+    """``text`` with only the secrets whose value alone gives them away masked: tokens of
+    a known shape (``ghp_...``, ``sk-...``, ``xoxb-...``, AWS keys, JWTs...) and passwords in
+    URLs. Prose (an agent's prompt) names keys and shows code (``token:
+    process.env.SLACK_BOT_TOKEN``, ``"cost_per_token": "$0.00012"``) that the key-name rules
+    of :func:`redact_text` would take for secrets."""
+    if "://" in text:
+        text = _USERINFO.sub(_userinfo, text)
+    return _TOKEN.sub(_token, text)
+
+
 def _query(match: re.Match[str]) -> str:
     name = match["name"].lower()
     if (name in _SECRET_PARAMS or secret_key(name)) and not is_reference(match["value"]):

@@ -177,6 +177,13 @@ def claude_workspace(root: Path) -> Path:
     (agents / "leaky.md").write_text(
         f"---\nname: leaky\ndescription: Leaks.\n---\n\nPush with {GH_PAT} as the token.\n"
     )
+    # Prompts show keys and code that are no secret (seen in a public collection of Claude
+    # Code agents, where three such agents were refused): imported as they are.
+    (agents / "teacher.md").write_text(
+        "---\nname: teacher\ndescription: Shows code.\n---\n\nExample:\n\n"
+        "    token: process.env.SLACK_BOT_TOKEN,\n"
+        '    {"cost_per_token": "$0.00012", "token_reduction": "38%"}\n'
+    )
     servers = {
         "gh": {
             "type": "stdio",
@@ -213,9 +220,13 @@ def test_import_writes_references_and_names_the_variables(vault: Path, tmp_path:
     # The agent whose prompt holds a token is not imported (a prompt cannot reference one).
     (refused,) = [d for d in warnings if d["severity"] == "error"]
     assert refused["message"] == (
-        "agent 'leaky' is not imported: its sections.Role holds a literal secret"
+        "agent 'leaky' is not imported: its sections.Role line 1 holds a literal secret "
+        "(Push with *** as the token.)"
     )
+    assert GH_PAT not in refused["message"] + refused["hint"]
     assert not (vault / "agent-types" / "leaky").exists()
+    teacher = (vault / "agent-types" / "teacher" / "profile.md").read_text()
+    assert "process.env.SLACK_BOT_TOKEN" in teacher and '"$0.00012"' in teacher
     assert (vault / "agent-types" / "helper" / "profile.md").exists()
     assert done.returncode == 1
     # On purpose, the literal is kept.

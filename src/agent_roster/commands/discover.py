@@ -362,16 +362,20 @@ class _Import:
 
     def _holds_literal(self, profile: AgentProfile, rel: str) -> bool:
         """An agent with a literal secret in its prompt or settings is not imported: a
-        prompt cannot reference an environment variable."""
+        prompt cannot reference an environment variable. In the prompt only a value that
+        gives itself away counts (a token of a known shape, a password in a URL): prompts
+        show keys and code (``token: process.env.X``) that are no secret."""
         found = literal_secrets.find(
             {
                 "description": profile.description,
                 "config.harness": profile.harness,
                 "config": profile.extra_config,
                 "metadata": profile.metadata,
-                "sections": {s.heading or "Role": s.body for s in profile.sections},
             },
             owner=profile.id,
+        )
+        prose = literal_secrets.in_prose(
+            {s.heading or "Role": s.body for s in profile.sections}, owner=profile.id
         )
         for item in found:
             self.diagnostics.append(
@@ -386,6 +390,19 @@ class _Import:
                     "--allow-literal-secret",
                 )
             )
+        for item in prose:
+            self.diagnostics.append(
+                dx.make(
+                    "literal-secret",
+                    f"agent {profile.id!r} is not imported: its {item.where} holds a literal "
+                    f"secret ({item.form.strip()[:120]})",
+                    path=rel,
+                    severity=dx.Severity.ERROR,
+                    hint="remove it from the prompt in the harness's file (a prompt cannot "
+                    "read the environment), or import with --allow-literal-secret",
+                )
+            )
+        found += prose
         if found:
             self.files.append(Imported("profile", profile.id, rel, "skipped"))
         return bool(found)

@@ -333,7 +333,12 @@ def refuse_literal_secrets(fields: ProfileFields, target: str, owner: str) -> No
         for f in ProfileFields.__struct_fields__
         if f != "allow_literal_secret" and getattr(fields, f) not in (UNSET, None)
     }
+    sections = values.pop("sections", None)
     found = literal_secrets.find(values, owner=owner)
+    if isinstance(sections, dict):  # prose: only values that give themselves away count
+        found += literal_secrets.in_prose(
+            {str(k): v for k, v in sections.items() if isinstance(v, str)}, owner=owner
+        )
     literal_secrets.refuse(found, target=target, allow=fields.allow_literal_secret)
 
 

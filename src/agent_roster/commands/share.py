@@ -196,8 +196,12 @@ def _profile_literals(profile: AgentProfile) -> list[literal_secrets.Literal]:
     data = msgspec.to_builtins(profile)
     for key in ("id", "source", "project", "created_at", "updated_at", "fields_set"):
         data.pop(key, None)
-    data["sections"] = {section.heading: section.body for section in profile.sections}
-    return literal_secrets.find(data, owner=profile.id)
+    data.pop("sections", None)
+    prose = {section.heading or "Role": section.body for section in profile.sections}
+    # In prose only values that give themselves away count (literal_secrets.in_prose).
+    return literal_secrets.find(data, owner=profile.id) + literal_secrets.in_prose(
+        prose, owner=profile.id
+    )
 
 
 def _servers_to_write(
