@@ -140,7 +140,11 @@ def test_100000_items_in_one_block_stay_linear(tmp_path: Path, name: str) -> Non
         large = min(large, _cpu_seconds(tmp_path / "again", name, 100_000))
     assert large < bound, f"{name}: {large:.2f} s of CPU for 100,000 items (bound {bound:.2f})"
     # Ten times the items: linear is 10x, quadratic 100x. The margin absorbs noise in
-    # the small run's few hundredths of a second.
+    # the small run's few hundredths of a second; a neighbour's load on either run gets
+    # one more measurement of both, the better of each judged.
+    if large >= max(small, 0.02) * 25:
+        small = min(small, _cpu_seconds(tmp_path / "again-small", name, 10_000))
+        large = min(large, _cpu_seconds(tmp_path / "again-large", name, 100_000))
     assert large < max(small, 0.02) * 25, f"{name}: {small:.3f} s -> {large:.3f} s"
 
 
@@ -198,4 +202,7 @@ def test_100000_items_in_roster_toml_stay_linear(name: str) -> None:
     if large >= bound:  # load from the other test worker: once more, the better run judged
         large = min(large, _config_cpu_seconds(name, 100_000))
     assert large < bound, f"{name}: {large:.2f} s of CPU for 100,000 items (bound {bound:.2f})"
+    if large >= max(small, 0.02) * 25:  # a CI run under load saw 0.127 -> 3.242 s once
+        small = min(small, _config_cpu_seconds(name, 10_000))
+        large = min(large, _config_cpu_seconds(name, 100_000))
     assert large < max(small, 0.02) * 25, f"{name}: {small:.3f} s -> {large:.3f} s"
