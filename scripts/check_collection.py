@@ -26,7 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from agent_roster.codecs import codec_names, get_codec
-from agent_roster.codecs.base import NativeAgent, RenderRequest, Roots, Scope
+from agent_roster.codecs.base import NativeAgent, Roots, Scope
 from agent_roster.codecs.guard import render_guarded
 from agent_roster.codecs.semantics import FIXED_PROBES, wider
 from agent_roster.commands.can import can
@@ -81,12 +81,7 @@ def main(argv: list[str] | None = None) -> int:
                         f"roster can {got.value}"
                     )
             effective = load_effective(vault, [profile.id])
-            request = RenderRequest(
-                profiles=effective.profiles,
-                servers=effective.servers,
-                embedded=effective.embedded,
-                embedded_commands=effective.commands,
-            )
+            request = effective.request()
             for target in args.targets:
                 target_codec = get_codec(target)
                 rendering = render_guarded(target_codec, request, lambda path: None)

@@ -122,12 +122,7 @@ def test_import_and_render_never_widen(
         )
     # (b) every target's own decision for what render writes is never wider.
     effective = load_effective(vault, [case.name])
-    request = RenderRequest(
-        profiles=effective.profiles,
-        servers=effective.servers,
-        embedded=effective.embedded,
-        embedded_commands=effective.commands,
-    )
+    request = effective.request()
     for target in codec_names():
         codec = get_codec(target)
         rendering = render_guarded(codec, request, lambda path: None)
@@ -152,7 +147,7 @@ def test_a_key_whose_tools_the_profile_decides_apart_is_narrowed_for_opencode() 
     allows MultiEdit only cannot be written as it is (OpenCode would then allow Edit). The
     render decides the key by its strictest tool instead, reports it, and never widens."""
     from agent_roster.codecs import get_codec
-    from agent_roster.codecs.base import LossOutcome, RenderRequest, Scope
+    from agent_roster.codecs.base import LossOutcome, Scope
     from agent_roster.codecs.guard import render_guarded
     from agent_roster.model.profile import AgentProfile, PromptSection
 

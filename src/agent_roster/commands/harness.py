@@ -86,6 +86,19 @@ class EffectiveSet(NamedTuple):
     #: profile of the same id does not keep a deleted system profile's file (issue 13).
     present: frozenset[str] = frozenset()
 
+    def request(
+        self, scope: Scope = Scope.PROJECT, *, allow_widening: bool = False
+    ) -> RenderRequest:
+        """What a render of these profiles asks each codec for (``RenderRequest``)."""
+        return RenderRequest(
+            profiles=self.profiles,
+            servers=self.servers,
+            scope=scope,
+            embedded=self.embedded,
+            embedded_commands=self.commands,
+            allow_widening=allow_widening,
+        )
+
 
 def load_effective(
     vault: str | os.PathLike[str], ids: Sequence[str] = (), *, project: str | None = None
@@ -385,14 +398,7 @@ def _render(
     allow_widening: bool = False,
 ) -> RenderReport:
     effective = load_effective(vault, ids, project=project)
-    request = RenderRequest(
-        profiles=effective.profiles,
-        servers=effective.servers,
-        scope=scope,
-        embedded=effective.embedded,
-        embedded_commands=effective.commands,
-        allow_widening=allow_widening,
-    )
+    request = effective.request(scope, allow_widening=allow_widening)
     folder = OutputFolder(base)
     owned = Ownership(
         folder, vault, scope.value, project=project, prune=prune, write=not (check or dry_run)
