@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from agent_roster.cli import main
+from agent_roster.codecs import codec_names, get_codec
 from agent_roster.codecs.base import NativeFile, Rendering
 from agent_roster.commands import harness
 from agent_roster.commands.can import can
@@ -320,10 +321,27 @@ def test_a_render_split_across_processes_is_the_whole_render(
     vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     add_copies(vault, 6)
-    # Four split (AGH shares no file), one rendered whole.
-    harnesses = ["claude", "opencode", "defect", "agh", "codex"]
+    harnesses = list(codec_names())
+    # A Codex role's check reads config.toml, which only the last part writes: a server
+    # the user disabled there is enabled by the render, so a role that denies one of its
+    # tools without configuring it widens in a whole render, and must in the first part.
+    first = vault / "agent-types" / "aaa-no-merge"
+    first.mkdir()
+    (first / "profile.md").write_text(
+        "---\nid: aaa-no-merge\nname: No merge\ndescription: never merges\n---\n\n"
+        "## Role\n\nYou review.\n\n## Tools\n\n```json\n"
+        '{"denied": ["mcp__github__merge_pull_request"]}\n```\n'
+    )
+    for side in ("whole", "split"):
+        config = tmp_path / side / ".codex" / "config.toml"
+        config.parent.mkdir(parents=True)
+        config.write_text('model = "o3"\n\n[mcp_servers.github]\ncommand = "x"\nenabled = false\n')
     whole = render_agents(vault, harnesses, out=tmp_path / "whole")
     assert any(loss.outcome.value == "refused" for loss in whole.losses)
+    assert any(
+        d.code == "render-widens" and "aaa-no-merge" in d.message and "Codex" in d.message
+        for d in whole.diagnostics
+    )
     forks: list[int] = []
     real_map = harness.ordered_map
 
@@ -336,6 +354,7 @@ def test_a_render_split_across_processes_is_the_whole_render(
     monkeypatch.setattr(harness, "ordered_map", recording_map)
     split = render_agents(vault, harnesses, out=tmp_path / "split")
     assert forks == [1]
+    assert {get_codec(h).partitioned for h in harnesses} == {True}  # every codec splits
     split_tree, whole_tree = _tree(tmp_path / "split"), _tree(tmp_path / "whole")
     # The ledgers record the same files, hashes and profiles (the renders' times differ).
     assert _timeless(split_tree.pop(LEDGER_FILE)) == _timeless(whole_tree.pop(LEDGER_FILE))

@@ -250,3 +250,31 @@ def test_block_lists_match_libyaml(blocks: list[tuple[str, str, list[str], str]]
         if after:
             lines.append(after)
     _check_against_libyaml(lines)
+
+
+def test_a_long_permission_map_is_read_whole_and_matches_libyaml() -> None:
+    # A rendered OpenCode agent in a vault with a thousand servers ends its permission map
+    # with a deny per server; a render check reads it back for every agent, by the fast path.
+    keys = [f"srv-{i:04d}_*" for i in range(1000)]
+    lines = ["description: x", "permission:", "  '*': deny", "  bash: allow"]
+    lines += [f"  {key}: deny" for key in keys]
+    lines.append("model: m")
+    _check_against_libyaml(lines)
+    fast = load_flat("\n".join(lines) + "\n", 2)
+    assert fast is not None
+    permission = fast[0]["permission"]
+    assert list(permission) == ["*", "bash", *keys] and fast[0]["model"] == "m"
+
+
+def test_a_nested_map_the_fast_path_cannot_settle_is_left_to_libyaml() -> None:
+    for body in (
+        ["  'a': deny", "  a: allow"],  # one key twice, quoted once
+        ["  a: deny", "  a: allow"],  # one key twice
+        ["  null: deny"],  # a key that is no string
+        ["  a: deny", "    b: allow"],  # deeper nesting
+        ["  a: deny", "  b: allow # why"],  # a comment
+    ):
+        lines = ["permission:", *body]
+        assert load_flat("\n".join(lines) + "\n", 2) is None, body
+    # Values YAML reads as booleans or null stay what libyaml makes of them.
+    _check_against_libyaml(["permission:", "  a: true", "  b: null", "  c: Yes"])

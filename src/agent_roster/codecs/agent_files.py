@@ -38,11 +38,18 @@ def agent_files(
     out: list[Diagnostic],
     losses: list[Loss],
 ) -> tuple[list[NativeFile], list[AgentProfile]]:
-    """``folder/<id>.md`` for each profile ``prepare`` does not refuse, and those profiles
-    (the ones whose servers the harness's MCP file needs)."""
+    """``folder/<id>.md`` for each profile of this part (``RenderRequest.part``) that
+    ``prepare`` does not refuse, and every profile, of any part, it does not refuse (the
+    ones whose servers the harness's MCP file needs)."""
     files: list[NativeFile] = []
     rendered: list[AgentProfile] = []
-    for profile in request.profiles:
+    for index, profile in enumerate(request.profiles):
+        if not request.owns(index):
+            # Another part writes this agent and reports on it; the MCP file only needs
+            # to know whether it will exist.
+            if prepare(profile, request, [], []) is not None:
+                rendered.append(profile)
+            continue
         ready = prepare(profile, request, out, losses)
         if ready is None:
             continue

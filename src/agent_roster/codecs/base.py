@@ -185,6 +185,10 @@ class Rendering(msgspec.Struct, frozen=True, kw_only=True):
     files: tuple[NativeFile, ...] = ()
     losses: tuple[Loss, ...] = ()
     diagnostics: tuple[Diagnostic, ...] = ()
+    #: Shared files another part of a split render writes (``RenderRequest.shared`` off),
+    #: as that part writes them: never written from here, but read by the render check, so
+    #: a part's agents are checked against the same files as in a whole render.
+    context: tuple[NativeFile, ...] = ()
 
 
 class Roots(msgspec.Struct, frozen=True, kw_only=True):

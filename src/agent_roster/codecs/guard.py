@@ -208,7 +208,7 @@ def _widened(
 ) -> dict[str, list[Widening]]:
     """Each owned agent of ``rendering`` (or just those in ``only``) the target would let do
     more than its profile in ``request``, with the calls that widen."""
-    produced = {f.path: f.content for f in rendering.files}
+    produced = {f.path: f.content for f in (*rendering.context, *rendering.files)}
     on_disk: dict[str, str | None] = {}
 
     def read(path: str) -> str | None:

@@ -34,8 +34,10 @@ from agent_roster.codecs.codex.render import (
     MODE_FROM_SANDBOX,
     PAIRED_APPROVAL,
     PASS_THROUGH,
+    Refusal,
     merge_config,
     render_profile,
+    server_tables,
 )
 from agent_roster.codecs.native_io import TomlProblem, existing_text, parse_toml, read_text
 from agent_roster.codecs.native_md import harness_diagnostic
@@ -52,7 +54,7 @@ class CodexCodec:
 
     name = "codex"
     title = "OpenAI Codex CLI"
-    partitioned = False  # renders whole (see RenderRequest.part)
+    partitioned = True
     options: tuple[RenderOption, ...] = ()
     #: What render does with each canonical field (docs/codecs/matrix.md; checked
     #: against probe renders by tests/codecs/test_support_matrix.py).
@@ -155,7 +157,13 @@ class CodexCodec:
         losses: list[Loss] = []
         out: list[Diagnostic] = []
         servers: dict[str, dict[str, Any]] = {}
-        for profile in request.profiles:
+        for index, profile in enumerate(request.profiles):
+            if not request.owns(index):
+                # Another part writes this role; config.toml still gets its servers.
+                tables = server_tables(profile, request)
+                if not isinstance(tables, Refusal):
+                    servers.update(tables)
+                continue
             rendered = render_profile(profile, request, out, losses)
             if rendered is None:
                 continue
@@ -166,12 +174,23 @@ class CodexCodec:
                 )
             )
             servers.update(tables)
+        context: tuple[NativeFile, ...] = ()
         if servers:
-            current = existing_text(existing, CONFIG_FILE, out)
-            config = None if current is False else merge_config(current, servers, out)
+            # Every part merges config.toml, since a role's check reads it (a server the
+            # role does not configure is decided there); only the shared part writes it
+            # and reports on it.
+            said = out if request.shared else []
+            current = existing_text(existing, CONFIG_FILE, said)
+            config = None if current is False else merge_config(current, servers, said)
             if config is not None:
-                files.append(NativeFile(path=CONFIG_FILE, content=config, merged=True))
-        return Rendering(files=tuple(files), losses=tuple(losses), diagnostics=tuple(out))
+                merged = NativeFile(path=CONFIG_FILE, content=config, merged=True)
+                if request.shared:
+                    files.append(merged)
+                else:
+                    context = (merged,)
+        return Rendering(
+            files=tuple(files), losses=tuple(losses), diagnostics=tuple(out), context=context
+        )
 
 
 CODEC = CodexCodec()

@@ -7,9 +7,11 @@ user's comments and formatting survive (docs/codecs/codex.md §6).
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
-from typing import Any
+from functools import lru_cache
+from typing import Any, NamedTuple
 
 import tomlkit
 from tomlkit.items import String, StringType, Table, Trivia
@@ -64,6 +66,41 @@ _NO_FIELD = {
 }
 
 
+class Refusal(NamedTuple):
+    """Why Codex could not load a profile's role as the profile means it."""
+
+    message: str
+    hint: str
+
+
+def server_tables(profile: AgentProfile, request: RenderRequest) -> dict[str, Any] | Refusal:
+    """The ``[mcp_servers.<name>]`` tables of ``profile``'s role (what ``config.toml``
+    gets from it), or why the role is not written at all. A split render works these out
+    for the roles other parts write, so every part merges the same ``config.toml``."""
+    if not profile.description.strip():
+        return Refusal(
+            f"agent role `{profile.id}` must define a description",
+            "Codex requires a description; add one to the profile's frontmatter",
+        )
+    if not profile.prompt.strip():
+        return Refusal(
+            f"agent role `{profile.id}` must define `developer_instructions`",
+            "Codex requires a prompt; add a ## Role section",
+        )
+    tables: dict[str, dict[str, Any]] = {}
+    for name in profile.mcp_servers:
+        server = request.servers.get(name)
+        if server is None:
+            return Refusal(
+                f"MCP server '{name}' is not in the registry", "add it under mcp-servers/"
+            )
+        rendered = render_server(server)
+        if rendered.table is None:
+            return Refusal(f"MCP server '{name}': {rendered.error}", rendered.hint)
+        tables[name] = rendered.table
+    return tables
+
+
 def render_profile(
     profile: AgentProfile,
     request: RenderRequest,
@@ -82,29 +119,10 @@ def render_profile(
             )
         )
 
-    if not profile.description.strip():
-        refuse(
-            f"agent role `{profile.id}` must define a description",
-            "Codex requires a description; add one to the profile's frontmatter",
-        )
+    tables = server_tables(profile, request)
+    if isinstance(tables, Refusal):
+        refuse(*tables)
         return None
-    if not profile.prompt.strip():
-        refuse(
-            f"agent role `{profile.id}` must define `developer_instructions`",
-            "Codex requires a prompt; add a ## Role section",
-        )
-        return None
-    tables: dict[str, dict[str, Any]] = {}
-    for name in profile.mcp_servers:
-        server = request.servers.get(name)
-        if server is None:
-            refuse(f"MCP server '{name}' is not in the registry", "add it under mcp-servers/")
-            return None
-        rendered = render_server(server)
-        if rendered.table is None:
-            refuse(f"MCP server '{name}': {rendered.error}", rendered.hint)
-            return None
-        tables[name] = rendered.table
 
     def lose(field: str, outcome: LossOutcome, detail: str) -> None:
         losses.append(Loss(profile=profile.id, field=field, outcome=outcome, detail=detail))
@@ -141,12 +159,25 @@ def render_profile(
     form = profile.native.get("codex")
     tail = form.tail if form is not None else "\n"
     doc["developer_instructions"] = _multiline(render_prompt(profile, constraints), tail)
-    if role_tables:
-        super_table = tomlkit.table(is_super_table=True)
-        for name, table in role_tables.items():
-            super_table[name] = _table(table)
-        doc["mcp_servers"] = super_table
-    return tomlkit.dumps(doc), tables
+    return tomlkit.dumps(doc) + "".join(map(_server_section, role_tables.items())), tables
+
+
+def _server_section(entry: tuple[str, dict[str, Any]]) -> str:
+    """``[mcp_servers.<name>]`` and its keys, as tomlkit writes the table after the role's
+    keys (a blank line first). The same server table recurs in hundreds of roles: building
+    it with tomlkit for each was most of a Codex render, so its text is kept per content
+    (tests/codecs/test_codex_sections.py checks it against tomlkit's whole document)."""
+    name, table = entry
+    return _section_text(name, json.dumps(table))
+
+
+@lru_cache(maxsize=4096)
+def _section_text(name: str, table_json: str) -> str:
+    doc = tomlkit.document()
+    super_table = tomlkit.table(is_super_table=True)
+    super_table[name] = _table(json.loads(table_json))
+    doc["mcp_servers"] = super_table
+    return "\n" + tomlkit.dumps(doc)
 
 
 def _sandbox(profile: AgentProfile) -> tuple[str, str]:

@@ -102,7 +102,7 @@ class CopilotCodec:
 
     name = "copilot"
     title = "GitHub Copilot"
-    partitioned = False  # renders whole (see RenderRequest.part)
+    partitioned = True
     options = (MCP_OPTION,)
     #: What render does with each canonical field (docs/codecs/matrix.md; checked
     #: against probe renders by tests/codecs/test_support_matrix.py).
@@ -128,13 +128,22 @@ class CopilotCodec:
         diagnostics: list[Diagnostic] = []
         rendered = []
         folder = PROJECT_AGENTS if request.scope is Scope.PROJECT else USER_AGENTS
-        for profile in request.profiles:
+        for index, profile in enumerate(request.profiles):
+            owned = request.owns(index)
+            # Another part writes this agent and reports on it; the MCP files only need
+            # to know whether it will exist.
+            said = (losses, diagnostics) if owned else ([], [])
             native = self._render_agent(
-                profile, folder, losses, diagnostics, request.embedded, request.embedded_commands
+                profile, folder, *said, request.embedded, request.embedded_commands
             )
             if native is not None:
-                files.append(native)
+                if owned:
+                    files.append(native)
                 rendered.append(profile)
+        if not request.shared:
+            return Rendering(
+                files=tuple(files), losses=tuple(losses), diagnostics=tuple(diagnostics)
+            )
         if request.scope is Scope.PROJECT:
             targets = _PROJECT_MCP[request.option(MCP_OPTION)]
         else:

@@ -88,7 +88,7 @@ class CursorCodec:
 
     name = "cursor"
     title = "Cursor"
-    partitioned = False  # renders whole (see RenderRequest.part)
+    partitioned = True
     options: tuple[RenderOption, ...] = ()
     #: What render does with each canonical field (docs/codecs/matrix.md; checked
     #: against probe renders by tests/codecs/test_support_matrix.py).
@@ -111,11 +111,19 @@ class CursorCodec:
         losses: list[Loss] = []
         diagnostics: list[Diagnostic] = []
         rendered = []
-        for profile in request.profiles:
-            native = self._render_agent(profile, losses, diagnostics)
+        for index, profile in enumerate(request.profiles):
+            owned = request.owns(index)
+            # Another part writes this agent and reports on it; the MCP file only needs
+            # to know whether it will exist.
+            native = self._render_agent(profile, *((losses, diagnostics) if owned else ([], [])))
             if native is not None:
-                files.append(native)
+                if owned:
+                    files.append(native)
                 rendered.append(profile)
+        if not request.shared:
+            return Rendering(
+                files=tuple(files), losses=tuple(losses), diagnostics=tuple(diagnostics)
+            )
         mcp_file = claude_mcp.render_mcp_file(
             rendered, request.servers, claude_mcp.CURSOR, MCP_FILE, existing, diagnostics
         )

@@ -70,7 +70,7 @@ class DroidCodec:
 
     name = "droid"
     title = "Factory Droid"
-    partitioned = False  # renders whole (see RenderRequest.part)
+    partitioned = True
     options: tuple[RenderOption, ...] = ()
     #: What render does with each canonical field (docs/codecs/matrix.md; checked
     #: against probe renders by tests/codecs/test_support_matrix.py).
@@ -203,6 +203,8 @@ class DroidCodec:
         files, rendered = agent_files(
             self.name, AGENTS_DIR, request, render_profile, read_text, out, losses
         )
+        if not request.shared:
+            return Rendering(files=tuple(files), losses=tuple(losses), diagnostics=tuple(out))
         mcp = _mcp_file(rendered, request, existing, out)
         if mcp is not None:
             files.append(mcp)

@@ -64,7 +64,7 @@ class GeminiCodec:
 
     name = "gemini"
     title = "Gemini CLI"
-    partitioned = False  # renders whole (see RenderRequest.part)
+    partitioned = True
     options: tuple[RenderOption, ...] = ()
     #: What render does with each canonical field (docs/codecs/matrix.md; checked
     #: against probe renders by tests/codecs/test_support_matrix.py).
@@ -150,7 +150,13 @@ class GeminiCodec:
         losses: list[Loss] = []
         out: list[Diagnostic] = []
         entries: dict[str, dict[str, Any]] = {}
-        for profile in request.profiles:
+        for index, profile in enumerate(request.profiles):
+            if not request.owns(index):
+                # Another part writes this agent; settings.json still gets its servers.
+                if render_profile(profile, request, [], []) is not None:
+                    for name in profile.mcp_servers:
+                        entries[name] = settings_entry(request.servers[name])
+                continue
             rendered = render_profile(profile, request, out, losses)
             if rendered is not None:
                 path = f"{AGENTS_DIR}/{profile.id}.md"
@@ -160,7 +166,7 @@ class GeminiCodec:
                 files.append(NativeFile(path=path, content=rendered, profile=profile.id))
                 for name in profile.mcp_servers:
                     entries[name] = settings_entry(request.servers[name])
-        if entries:
+        if entries and request.shared:
             current = existing_text(existing, SETTINGS_FILE, out)
             merged = None if current is False else merge_settings(current, entries, out)
             if merged is not None:

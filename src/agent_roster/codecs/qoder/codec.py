@@ -80,7 +80,7 @@ class QoderCodec:
 
     name = "qoder"
     title = "Qoder CLI"
-    partitioned = False  # renders whole (see RenderRequest.part)
+    partitioned = True
     options: tuple[RenderOption, ...] = ()
     #: What render does with each canonical field (docs/codecs/matrix.md; checked
     #: against probe renders by tests/codecs/test_support_matrix.py).
@@ -203,6 +203,8 @@ class QoderCodec:
         files, rendered = agent_files(
             self.name, AGENTS_DIR, request, render_profile, read_text, out, losses
         )
+        if not request.shared:
+            return Rendering(files=tuple(files), losses=tuple(losses), diagnostics=tuple(out))
         mcp_path = PROJECT_MCP if request.scope is Scope.PROJECT else USER_SETTINGS
         refused = set()
         if request.scope is Scope.PROJECT:

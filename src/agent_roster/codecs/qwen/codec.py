@@ -71,7 +71,7 @@ class QwenCodec:
 
     name = "qwen"
     title = "Qwen Code"
-    partitioned = False  # renders whole (see RenderRequest.part)
+    partitioned = True
     options: tuple[RenderOption, ...] = ()
     #: What render does with each canonical field (docs/codecs/matrix.md; checked
     #: against probe renders by tests/codecs/test_support_matrix.py).
@@ -171,13 +171,19 @@ class QwenCodec:
         losses: list[Loss] = []
         prepared = []
         entries: dict[str, dict[str, Any]] = {}
-        for profile in request.profiles:
-            ready = render_profile(profile, request, out, losses)
+        for index, profile in enumerate(request.profiles):
+            # Every agent file lists the servers of every agent written (its
+            # disallowedTools), so a part works out which of the others' are written
+            # too; the part that writes an agent reports on it.
+            owned = request.owns(index)
+            ready = render_profile(profile, request, *((out, losses) if owned else ([], [])))
             if ready is not None:
-                prepared.append((profile, ready))
+                if owned:
+                    prepared.append((profile, ready))
                 for name in profile.mcp_servers:
                     entries[name] = settings_entry(request.servers[name])
-        text = existing_text(existing, SETTINGS_FILE, out)
+        # Only the part that writes settings.json reports on it (RenderRequest.part).
+        text = existing_text(existing, SETTINGS_FILE, out if request.shared else [])
         block = [*_existing_servers(text or None), *entries]
         files: list[NativeFile] = []
         for profile, ready in prepared:
@@ -190,7 +196,7 @@ class QwenCodec:
                 ready.prompt,
             )
             files.append(NativeFile(path=path, content=content, profile=profile.id))
-        if entries and text is not False:  # a settings file roster cannot read: left alone
+        if entries and text is not False and request.shared:  # unreadable: left alone
             merged = merge_settings(text, entries, out)
             if merged is not None:
                 files.append(NativeFile(path=SETTINGS_FILE, content=merged, merged=True))
