@@ -4,6 +4,7 @@ AGH's own rules before anything is returned (docs/codecs/agh.md §10)."""
 from __future__ import annotations
 
 import json
+from functools import cache
 from typing import Any
 
 from agent_roster.codecs.agh import rules
@@ -71,13 +72,19 @@ _SERVER_HINT = (
 )
 
 
+@cache
+def _tool_keys() -> frozenset[str]:
+    """``*`` and the OpenCode key of every canonical tool: the calls a mode must decide."""
+    return frozenset({"*"} | {opencode_key(tool) for tool in canonical_tools()})
+
+
 def _decide_permissions(profile: AgentProfile) -> str:
     """AGH ``permissions`` for a profile: every effective decision ``deny`` → deny-all,
     every one ``allow`` → approve-all, mixed → approve-reads (permissions.md §3)."""
     effective = effective_rules(profile)
     if not effective:
         return _MODE_PERMISSIONS.get(profile.permission_mode, "")
-    keys = {"*"} | {opencode_key(tool) for tool in canonical_tools()}
+    keys = set(_tool_keys())
     keys |= {s.rule.permission for s in effective if not any(c in s.rule.permission for c in "*?")}
     actions = {evaluate(effective, key).action for key in keys}
     if actions == {PermissionAction.DENY}:

@@ -11,6 +11,7 @@ only what it names (exact ToolIDs or ``<prefix>*``).
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from agent_roster.codecs.agh.read import load_frontmatter, split_agent_md
@@ -50,6 +51,13 @@ def agent_data(agent: NativeAgent) -> dict[str, Any] | None:
     text = agent_text(agent, path) if path else None
     if text is None or path is None:
         return None
+    return _frontmatter(text, path)
+
+
+@lru_cache(maxsize=64)
+def _frontmatter(text: str, path: str) -> dict[str, Any] | None:
+    # A render check asks a dozen probes of every agent: its file is read once per
+    # content, not once per probe. Callers only read the result.
     split = split_agent_md(text)
     if isinstance(split, str):
         return None
