@@ -86,10 +86,16 @@ def _decide_permissions(profile: AgentProfile) -> str:
         return _MODE_PERMISSIONS.get(profile.permission_mode, "")
     keys = set(_tool_keys())
     keys |= {s.rule.permission for s in effective if not any(c in s.rule.permission for c in "*?")}
-    actions = {evaluate(effective, key).action for key in keys}
-    if actions == {PermissionAction.DENY}:
+    first = None
+    for key in keys:
+        action = evaluate(effective, key).action
+        if first is None:
+            first = action
+        elif action is not first:
+            return "approve-reads"  # mixed: no need to decide the other keys
+    if first is PermissionAction.DENY:
         return "deny-all"
-    if actions == {PermissionAction.ALLOW}:
+    if first is PermissionAction.ALLOW:
         return "approve-all"
     return "approve-reads"
 
