@@ -266,6 +266,30 @@ def test_a_long_permission_map_is_read_whole_and_matches_libyaml() -> None:
     assert list(permission) == ["*", "bash", *keys] and fast[0]["model"] == "m"
 
 
+def test_maps_read_again_in_runs_of_known_lines_still_match_libyaml() -> None:
+    # Lines read before are taken in runs (issue 12 item 8): a run must end at an unknown
+    # line, a top-level key or a line of another indent, and a key twice across a run and
+    # a new line still steps aside.
+    known = [f"  srv-{i:03d}_*: deny" for i in range(50)]
+    for lines in (
+        ["permission:", *known, "model: m"],  # every line read here first, then known
+        ["permission:", *known, "model: m"],
+        ["permission:", *known[:20], "  new-key: ask", *known[20:], "model: m"],
+        ["permission:", "  fresh: allow", *known, "tools:", *known[:3]],
+        ["env:", "    deeper: x", "permission:", *known[5:9]],
+        ["permission:", *known[:10], "  other: deny", *known[10:12]],
+    ):
+        assert load_flat("\n".join(lines) + "\n", 2) is not None, lines
+        _check_against_libyaml(lines)
+    for lines in (
+        ["permission:", *known[:10], *known[5:6]],  # a known key twice within the runs
+        ["permission:", *known[:3], "  'srv-001_*': allow"],  # a known key, then quoted
+        ["permission:", *known[:3], "", *known[3:6]],  # a blank line inside
+        ["permission:", *known[:3], "    " + known[3].strip()],  # deeper after a run
+    ):
+        assert load_flat("\n".join(lines) + "\n", 2) is None, lines
+
+
 def test_a_nested_map_the_fast_path_cannot_settle_is_left_to_libyaml() -> None:
     for body in (
         ["  'a': deny", "  a: allow"],  # one key twice, quoted once

@@ -267,19 +267,26 @@ def _nested_mapping(lines: list[str], start: int) -> tuple[dict[str, Any], int, 
     mapping: dict[str, Any] = {}
     index = start
     count = len(lines)
-    seen = _ENTRIES
+    # A line read before at this indent means what it meant then: a rendered OpenCode
+    # agent repeats the same few hundred ``<server>_*: deny`` lines, which a render check
+    # reads back for every agent. Runs of such lines are looked up and added at C speed
+    # (a line's text fixes its indent, so each indent has a memo of its own).
+    seen = _ENTRIES.setdefault(indent, {}) if indent < _INDENTS_KEPT else {}
+    known = list(map(seen.get, lines[start:]))
     while index < count:
+        try:
+            run_end = start + known.index(None, index - start)
+        except ValueError:
+            run_end = count
+        if run_end > index:
+            size = len(mapping)
+            mapping.update(known[index - start : run_end - start])
+            if len(mapping) != size + run_end - index:
+                return None  # a key twice
+            index = run_end
+            if index == count:
+                break
         line = lines[index]
-        # A line read before at this indent means what it meant then: a rendered OpenCode
-        # agent repeats the same few hundred ``<server>_*: deny`` lines, which a render
-        # check reads back for every agent.
-        known = seen.get(line)
-        if known is not None and known[0] == indent:
-            if known[1] in mapping:
-                return None
-            mapping[known[1]] = known[2]
-            index += 1
-            continue
         if not line:
             if index == count - 1:
                 break  # the newline that ends the frontmatter
@@ -308,7 +315,7 @@ def _nested_mapping(lines: list[str], start: int) -> tuple[dict[str, Any], int, 
                 return None
         mapping[key] = resolved
         if len(seen) < _ENTRIES_KEPT:
-            seen[line] = (indent, key, resolved)  # scalars only: immutable, safe to share
+            seen[line] = (key, resolved)  # scalars only: immutable, safe to share
         index += 1
     return mapping, indent + 1, index
 
@@ -347,7 +354,8 @@ def _block_sequence(lines: list[str], start: int) -> tuple[list[Any], int, int] 
     return items, indent + 1, index
 
 
-#: Nested ``key: scalar`` lines already read, by their exact text: (indent, key, value).
-#: Bounded, as a hostile file could hold any number of distinct lines.
-_ENTRIES: dict[str, tuple[int, str, Any]] = {}
+#: Nested ``key: scalar`` lines already read, by indent, then by their exact text: (key,
+#: value). Bounded, as a hostile file could hold any number of distinct lines.
+_ENTRIES: dict[int, dict[str, tuple[str, Any]]] = {}
 _ENTRIES_KEPT = 65_536
+_INDENTS_KEPT = 16
