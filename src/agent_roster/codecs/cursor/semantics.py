@@ -9,8 +9,7 @@ ask before running commands).
 from __future__ import annotations
 
 from agent_roster.codecs.base import NativeAgent, Probe
-from agent_roster.codecs.native_md import read_native
-from agent_roster.codecs.semantics import ALLOW, DENY, agent_text
+from agent_roster.codecs.semantics import ALLOW, DENY, agent_document, agent_text
 from agent_roster.codecs.tool_names import split_ref
 from agent_roster.model.profile import PermissionAction
 
@@ -28,7 +27,7 @@ def decide(agent: NativeAgent, probe: Probe) -> PermissionAction:
     text = agent_text(agent)
     if text is None:
         return DENY
-    doc = read_native(text, agent.paths[0] if agent.paths else "", [])
+    doc = agent_document(text, agent.paths[0] if agent.paths else "")
     if doc is None or not doc.has_frontmatter:
         return DENY
     return decide_readonly(doc.data.get("readonly") is True, probe)
