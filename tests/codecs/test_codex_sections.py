@@ -11,7 +11,13 @@ import tomlkit
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_roster.codecs.codex.render import _multiline, _server_section, _table
+from agent_roster.codecs.codex.render import (
+    _head_text,
+    _multiline,
+    _plain_head_text,
+    _server_section,
+    _table,
+)
 
 _NAMES = st.from_regex(r"[A-Za-z0-9_-]{1,12}", fullmatch=True)
 _TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=20)
@@ -54,6 +60,40 @@ def test_sections_join_to_the_whole_document(
     whole = _whole(keys, tables)
     assert joined == whole
     assert tomllib.loads(joined).get("mcp_servers", {}) == tables
+
+
+_ANY_TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=40)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    name=_ANY_TEXT,
+    description=_ANY_TEXT,
+    model=st.one_of(st.none(), _ANY_TEXT),
+    modes=st.sampled_from([(), ("read-only",), ("workspace-write", "on-request")]),
+    prompt=_ANY_TEXT,
+    tail=st.sampled_from(["\n", "", "\r\n", "\n\n"]),
+)
+def test_the_role_keys_are_written_as_tomlkit_writes_them(
+    name: str,
+    description: str,
+    model: str | None,
+    modes: tuple[str, ...],
+    prompt: str,
+    tail: str,
+) -> None:
+    # The role's keys are written without tomlkit unless harness.codex passes keys
+    # through: byte for byte what tomlkit writes (control characters, quotes, backslashes,
+    # DEL, unicode, literal and basic prompts alike), and TOML that reads back the same.
+    keys: dict[str, Any] = {"name": name, "description": description}
+    if model is not None:
+        keys["model"] = model
+    keys.update(zip(("sandbox_mode", "approval_policy"), modes, strict=False))
+    keys["developer_instructions"] = _multiline(prompt, tail)
+    fast = _plain_head_text(keys)
+    assert fast == _head_text(keys)
+    loaded = tomllib.loads(fast)
+    assert loaded["description"] == description and loaded["name"] == name
 
 
 def test_a_table_seen_again_is_not_rebuilt() -> None:

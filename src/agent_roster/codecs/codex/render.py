@@ -141,25 +141,61 @@ def render_profile(
                 f"server {server_name}: Codex keeps no server description",
             )
     constraints, role_tables = _permissions(profile, tables, lose)
-    doc = tomlkit.document()
-    doc["name"] = profile.id
-    doc["description"] = profile.description
+    keys: dict[str, Any] = {"name": profile.id, "description": profile.description}
     if profile.model:
-        doc["model"] = profile.model
+        keys["model"] = profile.model
     sandbox, approval = _sandbox(profile)
     if sandbox:
-        doc["sandbox_mode"] = sandbox
+        keys["sandbox_mode"] = sandbox
     if approval:
-        doc["approval_policy"] = approval
+        keys["approval_policy"] = approval
+    passed = False
     for key, value in profile.harness.get("codex", {}).items():
         if key not in PASS_THROUGH:
             lose("harness", LossOutcome.DROPPED, f"harness.codex.{key} is not a role-file key")
             continue
-        doc[key] = _inline(value)
+        keys[key] = _inline(value)
+        passed = True
     form = profile.native.get("codex")
     tail = form.tail if form is not None else "\n"
-    doc["developer_instructions"] = _multiline(render_prompt(profile, constraints), tail)
-    return tomlkit.dumps(doc) + "".join(map(_server_section, role_tables.items())), tables
+    keys["developer_instructions"] = _multiline(render_prompt(profile, constraints), tail)
+    head = _head_text(keys) if passed else _plain_head_text(keys)
+    return head + "".join(map(_server_section, role_tables.items())), tables
+
+
+def _head_text(keys: dict[str, Any]) -> str:
+    """The role's top-level keys as tomlkit writes them in a document of their own."""
+    doc = tomlkit.document()
+    for key, value in keys.items():
+        doc[key] = value
+    return tomlkit.dumps(doc)
+
+
+def _plain_head_text(keys: dict[str, Any]) -> str:
+    """:func:`_head_text` for keys that are bare words with string values and a last
+    multi-line prompt, written without building a tomlkit document (a third of a Codex
+    render): ``key = "basic string"`` with tomlkit's escapes, then the prompt as its item
+    writes itself. tests/codecs/test_codex_sections.py checks the two agree."""
+    *plain, (last, prompt) = keys.items()
+    lines = [f'{key} = "{value.translate(_BASIC_ESCAPES)}"\n' for key, value in plain]
+    lines.append(f"{last} = {prompt.as_string()}\n")
+    return "".join(lines)
+
+
+#: A TOML basic string's escapes as tomlkit writes them: the short forms where TOML has
+#: one, else ``\uXXXX`` (control characters and DEL), plus the quote and the backslash.
+_BASIC_ESCAPES = str.maketrans(
+    {
+        **{chr(c): f"\\u{c:04x}" for c in (*range(0x20), 0x7F)},
+        "\b": "\\b",
+        "\t": "\\t",
+        "\n": "\\n",
+        "\f": "\\f",
+        "\r": "\\r",
+        '"': '\\"',
+        "\\": "\\\\",
+    }
+)
 
 
 def _server_section(entry: tuple[str, dict[str, Any]]) -> str:
