@@ -103,6 +103,7 @@ class _EvilCodec:
     title = "Evil"
     native_fields = frozenset({"prompt"})
     partitioned = False
+    whole_keys: frozenset[str] = frozenset()
 
     def __init__(self, path: str) -> None:
         self.path = path

@@ -233,6 +233,13 @@ class Codec(Protocol):
     #: Whether ``render`` honours :attr:`RenderRequest.part`, so a large render can be
     #: split across processes.
     partitioned: bool
+    #: Permission keys under which the harness decides several canonical tools as one
+    #: (OpenCode's ``edit``: Edit, Write, MultiEdit, NotebookEdit). A profile that decides
+    #: those tools differently is made whole on the key, strictest, before it is rendered
+    #: (``guard.render_guarded``, ``narrowing.py``), instead of after its check finds the
+    #: agent widened. Only for codecs whose shared files do not depend on permissions: a
+    #: part of a split render narrows only the profiles it owns.
+    whole_keys: frozenset[str]
     #: The render options this codec takes (usually none).
     options: tuple[RenderOption, ...]
     #: What render does with each canonical field (``support.declare``; the support

@@ -30,7 +30,7 @@ from agent_roster.codecs.base import (
     Rendering,
     RenderRequest,
 )
-from agent_roster.codecs.narrowing import narrow
+from agent_roster.codecs.narrowing import Narrowed, keys_split_by_tool, narrow
 from agent_roster.codecs.permissions import effective_rules
 from agent_roster.codecs.semantics import canonical, check_probes, probe_key, wider
 from agent_roster.diagnostics import Diagnostic, make
@@ -131,12 +131,15 @@ def render_guarded(codec: Codec, request: RenderRequest, existing: ReadExisting)
     """``codec.render``, with every agent the target would let do more than its profile
     refused (or, under ``allow_widening``, reported as widened). An agent that widens only
     because the target cannot decide a tool by argument is written with that tool decided
-    whole and stricter instead (``narrowing.py``), and reported."""
-    rendering = codec.render(request, existing)
-    found = _widened(codec, request, existing, rendering)
-    if not found:
-        return rendering
+    whole and stricter instead (``narrowing.py``), and reported. A key the target always
+    decides whole (:attr:`Codec.whole_keys`) is made whole before the first render, so the
+    usual case needs no second one."""
     by_id = {p.id: p for p in request.profiles}
+    first = {} if request.allow_widening else _made_whole(codec, request)
+    rendering = codec.render(_narrowed(request, first), existing)
+    found = _widened(codec, request, existing, rendering)
+    if not found and not first:
+        return _in_profile_order(rendering, by_id)
     if request.allow_widening:
         extra = [
             Loss(
@@ -148,41 +151,86 @@ def render_guarded(codec: Codec, request: RenderRequest, existing: ReadExisting)
             for pid, widened in found.items()
             for w in widened
         ]
-        return msgspec.structs.replace(rendering, losses=(*rendering.losses, *extra))
-    made = {}
+        # Before the rendering's own: a shared file's losses (reported by the last part of
+        # a split render) must follow them there too.
+        widened = msgspec.structs.replace(rendering, losses=(*extra, *rendering.losses))
+        return _in_profile_order(widened, by_id)
+    made = dict(first)
+    retried = set()
     for pid in found:
+        before = {n.key for n in first[pid][1]} if pid in first else set()
         narrowed, keys = narrow(
             by_id[pid],
             embedded=request.embedded,
             commands=request.embedded_commands,
-            only={w.key for w in found[pid]},
+            only=before | {w.key for w in found[pid]},
         )
-        if keys:
+        if keys and {n.key for n in keys} != before:
             made[pid] = (narrowed, keys)
-    if made:
-        profiles = tuple(made[p.id][0] if p.id in made else p for p in request.profiles)
-        retry = codec.render(msgspec.structs.replace(request, profiles=profiles), existing)
+            retried.add(pid)
+    again: dict[str, list[Widening]] = {}
+    if retried:
+        rendering = codec.render(_narrowed(request, made), existing)
         # Checked against the profiles as written: narrowed is stricter, never the measure.
-        again = _widened(codec, request, existing, retry, only=made)
-        narrowing = [
-            Loss(
-                profile=pid,
-                field="permission",
-                outcome=LossOutcome.TRANSLATED,
-                detail=key.text(codec.title),
-            )
-            for pid, (_, keys) in made.items()
-            if pid not in again
-            for key in keys
-        ]
-        rendering = msgspec.structs.replace(retry, losses=(*retry.losses, *narrowing))
-        found = {
-            pid: again.get(pid) or found[pid] for pid in found if pid not in made or pid in again
-        }
-        if not found:
-            return _in_profile_order(rendering, by_id)
+        again = _widened(codec, request, existing, rendering, only=retried)
+    narrowing = [
+        Loss(
+            profile=pid,
+            field="permission",
+            outcome=LossOutcome.TRANSLATED,
+            detail=key.text(codec.title),
+        )
+        for pid, (_, keys) in made.items()
+        if pid not in again and pid not in (found.keys() - retried)
+        for key in keys
+    ]
+    # First among each profile's losses, which keeps them before a shared file's (reported
+    # by the last part of a split render) in both kinds of render.
+    rendering = msgspec.structs.replace(rendering, losses=(*narrowing, *rendering.losses))
+    found = {
+        pid: again.get(pid) or found[pid] for pid in found if pid not in retried or pid in again
+    }
+    if not found:
+        return _in_profile_order(rendering, by_id)
     paths = _agent_paths(rendering)
     return _refuse(codec, existing, rendering, found, by_id, paths)
+
+
+def _made_whole(
+    codec: Codec, request: RenderRequest
+) -> dict[str, tuple[AgentProfile, tuple[Narrowed, ...]]]:
+    """The profiles of this part that decide tools of one of the target's whole keys
+    differently (``Edit`` allowed, ``Write`` not, both OpenCode's ``edit``), each made
+    whole on those keys, and what was made whole. Only the tools the check asks about
+    count, so a profile is narrowed here exactly when its check would find such a key
+    widened or made stricter than the profile says."""
+    if not codec.whole_keys:
+        return {}
+    made = {}
+    for profile in request.owned():
+        split = codec.whole_keys.intersection(
+            keys_split_by_tool(profile, request.embedded, request.embedded_commands, probed=True)
+        )
+        if split:
+            narrowed, keys = narrow(
+                profile,
+                embedded=request.embedded,
+                commands=request.embedded_commands,
+                only=split,
+            )
+            if keys:
+                made[profile.id] = (narrowed, keys)
+    return made
+
+
+def _narrowed(
+    request: RenderRequest, made: dict[str, tuple[AgentProfile, tuple[Narrowed, ...]]]
+) -> RenderRequest:
+    """``request`` with the profiles in ``made`` replaced by their narrowed versions."""
+    if not made:
+        return request
+    profiles = tuple(made[p.id][0] if p.id in made else p for p in request.profiles)
+    return msgspec.structs.replace(request, profiles=profiles)
 
 
 def _agent_paths(rendering: Rendering) -> dict[str, list[str]]:
@@ -194,9 +242,18 @@ def _agent_paths(rendering: Rendering) -> dict[str, list[str]]:
 
 
 def _in_profile_order(rendering: Rendering, by_id: dict[str, AgentProfile]) -> Rendering:
-    order = {pid: index for index, pid in enumerate(by_id)}
-    losses = sorted(rendering.losses, key=lambda loss: order.get(loss.profile, len(order)))
-    return msgspec.structs.replace(rendering, losses=tuple(losses))
+    """``rendering`` with each profile's losses together, in profile order (a loss of no
+    profile last), whatever the codec reported first: the agent's, the shared files' or
+    the check's. Stable, so a split render's parts, joined and put in the same order
+    (``commands/harness.py``), give the whole render's list."""
+    return msgspec.structs.replace(rendering, losses=in_profile_order(rendering.losses, by_id))
+
+
+def in_profile_order(losses: Iterable[Loss], profiles: Iterable[str]) -> tuple[Loss, ...]:
+    """``losses`` stably sorted by the position of their profile among ``profiles``."""
+    order = {pid: index for index, pid in enumerate(profiles)}
+    last = len(order)
+    return tuple(sorted(losses, key=lambda loss: order.get(loss.profile, last)))
 
 
 def _widened(
@@ -263,11 +320,9 @@ def _refuse(
         )
         stale = [p for p in paths.get(pid, ()) if _readable(existing, p) is not None]
         diagnostics.append(refusal(codec, by_id[pid], widened, stale))
-    # Each profile's losses together, in profile order (shared files' last), so a split
-    # render's parts concatenate to the whole render's report.
-    order = {pid: index for index, pid in enumerate(by_id)}
-    losses.sort(key=lambda loss: order.get(loss.profile, len(order)))
-    return Rendering(files=files, losses=tuple(losses), diagnostics=tuple(diagnostics))
+    return Rendering(
+        files=files, losses=in_profile_order(losses, by_id), diagnostics=tuple(diagnostics)
+    )
 
 
 def _readable(existing: ReadExisting, path: str) -> str | None:
@@ -306,4 +361,12 @@ def refusal(
     )
 
 
-__all__ = ["Probe", "Widening", "refusal", "render_guarded", "sharing_answers", "widenings"]
+__all__ = [
+    "Probe",
+    "Widening",
+    "in_profile_order",
+    "refusal",
+    "render_guarded",
+    "sharing_answers",
+    "widenings",
+]

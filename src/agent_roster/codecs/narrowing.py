@@ -13,7 +13,7 @@ used: it restricts nothing.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Set
 from functools import lru_cache
 
 import msgspec
@@ -62,15 +62,21 @@ def keys_by_argument(profile: AgentProfile, embedded: str = "") -> dict[str, lis
 
 
 def keys_split_by_tool(
-    profile: AgentProfile, embedded: str = "", commands: frozenset[str] = DEFAULT_EMBEDDED_COMMANDS
+    profile: AgentProfile,
+    embedded: str = "",
+    commands: frozenset[str] = DEFAULT_EMBEDDED_COMMANDS,
+    *,
+    probed: bool = False,
 ) -> list[str]:
     """The permission keys whose tools the profile decides differently (``Edit`` denied,
     ``Write`` allowed, both under OpenCode's ``edit``): a harness that decides by key cannot
-    hold that, so the key gets its tools' strictest decision."""
+    hold that, so the key gets its tools' strictest decision. ``probed``: counting only
+    the tools a render check asks about (``semantics.UNPROBED`` left out: ``MultiEdit``
+    denied beside ``Edit`` allowed splits no key)."""
     keys = {s.rule.permission for s in effective_rules(profile, embedded=embedded) if s.tool}
     found = []
     for key in sorted(keys):
-        tools = _every_tool_of_key(key)
+        tools = tools_of_key(key) if probed else _every_tool_of_key(key)
         if len(tools) < 2:
             continue
         whole = {_decision(profile, Probe(tool), embedded, commands) for tool in tools}
@@ -95,7 +101,7 @@ def narrow(
     *,
     embedded: str = "",
     commands: frozenset[str] = DEFAULT_EMBEDDED_COMMANDS,
-    only: set[str] | None = None,
+    only: Set[str] | None = None,
 ) -> tuple[AgentProfile, tuple[Narrowed, ...]]:
     """``profile`` with every key it decides by tool or argument decided whole (module
     docstring; ``only``: just those keys, the ones a target could not hold), and what was

@@ -23,7 +23,7 @@ from msgspec import Meta
 
 from agent_roster.codecs import codec_names, get_codec
 from agent_roster.codecs.base import Codec, Loss, RenderRequest, Scope
-from agent_roster.codecs.guard import render_guarded, sharing_answers
+from agent_roster.codecs.guard import in_profile_order, render_guarded, sharing_answers
 from agent_roster.commands.ledger import locked
 from agent_roster.commands.output_folder import (
     CREATED,
@@ -442,6 +442,7 @@ def _render(
     files: list[FileResult] = []
     losses: list[Loss] = []
     diagnostics: list[Diagnostic] = list(effective.diagnostics)
+    ordered_ids = [p.id for p in request.profiles]
     for codec in codecs:
         found = outcomes.get(codec.name) or [run(codec, request)]
         codec_files = [f for outcome in found for f in outcome.files]
@@ -461,7 +462,12 @@ def _render(
             codec_files = [f._replace(note=notes.get(f.path, f.note)) for f in codec_files]
         files.extend(codec_files)
         files.extend(stale)
-        losses.extend(loss for outcome in found for loss in outcome.losses)
+        codec_losses = [loss for outcome in found for loss in outcome.losses]
+        if len(found) > 1:
+            # Each part's losses are in profile order; the shared files' (reported by the
+            # last part) go back beside their profiles', as in a whole render.
+            codec_losses = list(in_profile_order(codec_losses, ordered_ids))
+        losses.extend(codec_losses)
         diagnostics.extend(codec_diagnostics)
     owned.save()
     return RenderReport(tuple(files), tuple(losses), tuple(diagnostics), check, dry_run)

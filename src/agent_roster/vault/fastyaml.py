@@ -272,7 +272,7 @@ def _nested_mapping(lines: list[str], start: int) -> tuple[dict[str, Any], int, 
     # reads back for every agent. Runs of such lines are looked up and added at C speed
     # (a line's text fixes its indent, so each indent has a memo of its own).
     seen = _ENTRIES.setdefault(indent, {}) if indent < _INDENTS_KEPT else {}
-    known = list(map(seen.get, lines[start:]))
+    known = list(map(seen.get, lines[start:]))  # None where a line is new
     while index < count:
         try:
             run_end = start + known.index(None, index - start)
@@ -280,7 +280,8 @@ def _nested_mapping(lines: list[str], start: int) -> tuple[dict[str, Any], int, 
             run_end = count
         if run_end > index:
             size = len(mapping)
-            mapping.update(known[index - start : run_end - start])
+            # A run holds no None: it ends at the first one.
+            mapping.update(known[index - start : run_end - start])  # type: ignore[arg-type]
             if len(mapping) != size + run_end - index:
                 return None  # a key twice
             index = run_end

@@ -61,6 +61,7 @@ class AghCodec:
     name = "agh"
     title = "AGH"
     partitioned = True
+    whole_keys: frozenset[str] = frozenset()
     options: tuple[RenderOption, ...] = ()
     #: What render does with each canonical field (docs/codecs/matrix.md; checked
     #: against probe renders by tests/codecs/test_support_matrix.py).

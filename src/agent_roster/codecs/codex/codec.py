@@ -55,11 +55,12 @@ class CodexCodec:
     name = "codex"
     title = "OpenAI Codex CLI"
     partitioned = True
+    whole_keys: frozenset[str] = frozenset()
     options: tuple[RenderOption, ...] = ()
     #: What render does with each canonical field (docs/codecs/matrix.md; checked
     #: against probe renders by tests/codecs/test_support_matrix.py).
     support = declare(
-        kept="description prompt model permission_mode mcp_servers",
+        kept="description prompt model mcp_servers",
         translated="permission_mode",
         embedded="denied_tools permission",
         dropped="name provider temperature top_p max_turns max_tokens_per_task mode "

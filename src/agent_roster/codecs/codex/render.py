@@ -243,6 +243,22 @@ def _permissions(
             LossOutcome.TRANSLATED,
             f"written as sandbox_mode {sandbox or 'unset'!r}, which reads back as {back!r}",
         )
+    elif sandbox == "danger-full-access":
+        # The mode comes back, but it allowed every tool: the ones Codex does not have
+        # are denied there, and an import says so with a rule each.
+        role = {"sandbox_mode": sandbox, "approval_policy": PAIRED_APPROVAL[sandbox]}
+        lacking = [
+            rule.permission
+            for rule in codex_semantics.import_rules(role, {})
+            if rule.action is PermissionAction.DENY and rule.pattern == "*"
+        ]
+        if lacking:
+            lose(
+                "permission_mode",
+                LossOutcome.TRANSLATED,
+                f"{mode} allows every tool; Codex has no {', '.join(lacking)} (read back as "
+                "denied)",
+            )
     constraints: list[str] = []
     prose_allowed: list[str] = []
     if profile.allowed_tools:

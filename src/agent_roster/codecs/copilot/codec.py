@@ -103,6 +103,7 @@ class CopilotCodec:
     name = "copilot"
     title = "GitHub Copilot"
     partitioned = True
+    whole_keys: frozenset[str] = frozenset()
     options = (MCP_OPTION,)
     #: What render does with each canonical field (docs/codecs/matrix.md; checked
     #: against probe renders by tests/codecs/test_support_matrix.py).

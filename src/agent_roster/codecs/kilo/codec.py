@@ -35,6 +35,8 @@ class KiloCodec:
     name = "kilo"
     title = "Kilo Code CLI"
     partitioned = True
+    #: OpenCode decides file edits under one key, ``edit`` (docs/codecs/opencode.md §5).
+    whole_keys = frozenset({"edit"})
     options: tuple[RenderOption, ...] = ()
     #: What render does with each canonical field (docs/codecs/matrix.md; checked
     #: against probe renders by tests/codecs/test_support_matrix.py). Unlike OpenCode,

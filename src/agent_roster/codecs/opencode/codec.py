@@ -33,6 +33,8 @@ class OpenCodeCodec:
     name = "opencode"
     title = "OpenCode"
     partitioned = True
+    #: OpenCode decides file edits under one key, ``edit`` (docs/codecs/opencode.md §5).
+    whole_keys = frozenset({"edit"})
     options: tuple[RenderOption, ...] = ()
     #: What render does with each canonical field (docs/codecs/matrix.md; checked
     #: against probe renders by tests/codecs/test_support_matrix.py).

@@ -72,6 +72,7 @@ class QwenCodec:
     name = "qwen"
     title = "Qwen Code"
     partitioned = True
+    whole_keys: frozenset[str] = frozenset()
     options: tuple[RenderOption, ...] = ()
     #: What render does with each canonical field (docs/codecs/matrix.md; checked
     #: against probe renders by tests/codecs/test_support_matrix.py).
