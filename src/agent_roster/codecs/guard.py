@@ -30,7 +30,7 @@ from agent_roster.codecs.base import (
     Rendering,
     RenderRequest,
 )
-from agent_roster.codecs.narrowing import Narrowed, keys_split_by_tool, narrow
+from agent_roster.codecs.narrowing import Narrowed, keys_widened_whole, narrow
 from agent_roster.codecs.permissions import effective_rules
 from agent_roster.codecs.semantics import canonical, check_probes, probe_key, wider
 from agent_roster.diagnostics import Diagnostic, make
@@ -201,15 +201,15 @@ def _made_whole(
 ) -> dict[str, tuple[AgentProfile, tuple[Narrowed, ...]]]:
     """The profiles of this part that decide tools of one of the target's whole keys
     differently (``Edit`` allowed, ``Write`` not, both OpenCode's ``edit``), each made
-    whole on those keys, and what was made whole. Only the tools the check asks about
-    count, so a profile is narrowed here exactly when its check would find such a key
-    widened or made stricter than the profile says."""
+    whole on those keys, and what was made whole: exactly the keys the check would find
+    widened after a render (``narrowing.keys_widened_whole``), narrowed as the check's
+    retry would narrow them, so the outcome is the same with one render fewer."""
     if not codec.whole_keys:
         return {}
     made = {}
     for profile in request.owned():
-        split = codec.whole_keys.intersection(
-            keys_split_by_tool(profile, request.embedded, request.embedded_commands, probed=True)
+        split = keys_widened_whole(
+            profile, codec.whole_keys, request.embedded, request.embedded_commands
         )
         if split:
             narrowed, keys = narrow(

@@ -19,8 +19,15 @@ from functools import lru_cache
 import msgspec
 
 from agent_roster.codecs.base import Probe
-from agent_roster.codecs.permissions import effective_rules
-from agent_roster.codecs.semantics import ASK, canonical, sample_argument, strictest, tools_of_key
+from agent_roster.codecs.permissions import effective_rules, evaluate
+from agent_roster.codecs.semantics import (
+    ASK,
+    canonical,
+    sample_argument,
+    strictest,
+    tools_of_key,
+    wider,
+)
 from agent_roster.codecs.tool_names import canonical_tools, native_names, split_ref
 from agent_roster.known_tools import DEFAULT_EMBEDDED_COMMANDS
 from agent_roster.model.profile import AgentProfile, PermissionAction, PermissionRule
@@ -62,27 +69,57 @@ def keys_by_argument(profile: AgentProfile, embedded: str = "") -> dict[str, lis
 
 
 def keys_split_by_tool(
-    profile: AgentProfile,
-    embedded: str = "",
-    commands: frozenset[str] = DEFAULT_EMBEDDED_COMMANDS,
-    *,
-    probed: bool = False,
+    profile: AgentProfile, embedded: str = "", commands: frozenset[str] = DEFAULT_EMBEDDED_COMMANDS
 ) -> list[str]:
     """The permission keys whose tools the profile decides differently (``Edit`` denied,
     ``Write`` allowed, both under OpenCode's ``edit``): a harness that decides by key cannot
-    hold that, so the key gets its tools' strictest decision. ``probed``: counting only
-    the tools a render check asks about (``semantics.UNPROBED`` left out: ``MultiEdit``
-    denied beside ``Edit`` allowed splits no key)."""
+    hold that, so the key gets its tools' strictest decision."""
     keys = {s.rule.permission for s in effective_rules(profile, embedded=embedded) if s.tool}
     found = []
     for key in sorted(keys):
-        tools = tools_of_key(key) if probed else _every_tool_of_key(key)
+        tools = _every_tool_of_key(key)
         if len(tools) < 2:
             continue
         whole = {_decision(profile, Probe(tool), embedded, commands) for tool in tools}
         if len(whole) > 1:
             found.append(key)
     return found
+
+
+def keys_widened_whole(
+    profile: AgentProfile,
+    keys: Set[str],
+    embedded: str = "",
+    commands: frozenset[str] = DEFAULT_EMBEDDED_COMMANDS,
+) -> set[str]:
+    """Of ``keys``, the ones a harness that decides each key as one tool would decide more
+    permissively than the profile decides one of its tools: the key's decision is its
+    rules' with no regard to which tool a Tools-list entry named (``"allowed": ["Edit"]``
+    allows OpenCode's whole ``edit``, so ``Write`` too). Exactly what the render check
+    would find widened there, for keys the profile decides without arguments; a key with
+    argument patterns is left to the check."""
+    rules = effective_rules(profile, embedded=embedded)
+    tagged = {s.rule.permission for s in rules if s.tool and s.rule.permission in keys}
+    if not tagged or any(
+        s.rule.pattern != "*" and (s.rule.permission in tagged or _is_glob(s.rule.permission))
+        for s in rules
+    ):
+        return set()
+    found = set()
+    for key in tagged:
+        whole = evaluate(rules, key).action
+        for tool in tools_of_key(key):
+            want = canonical(
+                profile, Probe(tool), embedded=embedded, commands=commands, rules=rules
+            )
+            if want.rule is not None and wider(whole, want.action):
+                found.add(key)
+                break
+    return found
+
+
+def _is_glob(key: str) -> bool:
+    return "*" in key or "?" in key
 
 
 @lru_cache(maxsize=64)
@@ -162,4 +199,4 @@ def _strictness(action: PermissionAction) -> int:
     return {PermissionAction.ALLOW: 0, PermissionAction.ASK: 1, PermissionAction.DENY: 2}[action]
 
 
-__all__ = ["Narrowed", "keys_by_argument", "narrow"]
+__all__ = ["Narrowed", "keys_by_argument", "keys_widened_whole", "narrow"]
