@@ -31,7 +31,7 @@ from agent_roster.codecs.base import (
     RenderRequest,
 )
 from agent_roster.codecs.narrowing import Narrowed, keys_widened_whole, narrow
-from agent_roster.codecs.permissions import effective_rules
+from agent_roster.codecs.permissions import effective_rules, remembering_rules
 from agent_roster.codecs.semantics import canonical, check_probes, probe_key, wider
 from agent_roster.diagnostics import Diagnostic, make
 from agent_roster.errors import RosterError
@@ -75,10 +75,12 @@ _ANSWERS = ContextVar("roster_render_answers", default=None)
 @contextlib.contextmanager
 def sharing_answers() -> Iterator[None]:
     """Within this block, the profile's side of the check (its probes and its answers) is
-    worked out once per profile for every target rendered, not once per target."""
+    worked out once per profile for every target rendered, not once per target, and so
+    are its effective rules (``permissions.remembering_rules``)."""
     token = _ANSWERS.set({})
     try:
-        yield
+        with remembering_rules():
+            yield
     finally:
         _ANSWERS.reset(token)
 

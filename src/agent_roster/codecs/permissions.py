@@ -9,9 +9,11 @@ deprecated ``tools`` map in.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextvars import ContextVar
 from functools import cache, lru_cache
 from typing import Any, NamedTuple
 
@@ -218,10 +220,41 @@ _DENY_ALL = SourcedRule(
 )
 
 
+#: Effective rule lists kept while :func:`remembering_rules` is active, by profile identity.
+_REMEMBERED: ContextVar[dict[tuple[int, str], tuple[AgentProfile, tuple[SourcedRule, ...]]] | None]
+_REMEMBERED = ContextVar("roster_effective_rules", default=None)
+
+
+@contextlib.contextmanager
+def remembering_rules() -> Iterator[None]:
+    """Within this block, each profile's effective rules are worked out once: a render asks
+    for them a dozen times per profile (its codec, the check's probes and answers, the
+    narrowing), and a profile does not change while it is rendered (it is immutable)."""
+    token = _REMEMBERED.set({})
+    try:
+        yield
+    finally:
+        _REMEMBERED.reset(token)
+
+
 def effective_rules(profile: AgentProfile, *, embedded: str = "") -> tuple[SourcedRule, ...]:
     """The profile's ordered rule list: ``permission_mode``'s rules, then ``allowed_tools``
     (``*`` deny, then each allowed tool; an exact empty list is ``*`` deny alone), then the
     explicit ``permission`` rules, then each ``denied_tools`` entry as a deny (README D9)."""
+    remembered = _REMEMBERED.get()
+    if remembered is None:
+        return _effective_rules(profile, embedded)
+    # Keyed by identity while the block holds the profile, so the key cannot be reused.
+    key = (id(profile), embedded)
+    kept = remembered.get(key)
+    if kept is not None and kept[0] is profile:
+        return kept[1]
+    found = _effective_rules(profile, embedded)
+    remembered[key] = (profile, found)
+    return found
+
+
+def _effective_rules(profile: AgentProfile, embedded: str) -> tuple[SourcedRule, ...]:
     out: list[SourcedRule] = list(_mode_rules(profile.permission_mode))
     if profile.allowed_tools or profile.tools_exact:
         out.append(_DENY_ALL)
