@@ -301,3 +301,25 @@ def test_agent_layer_decides_like_evaluate(rules: list[PermissionRule], key: str
     plain = evaluate([SourcedRule(r, "permission") for r in written], key, arg)
     expected = None if plain.position is None else plain.action
     assert AgentLayer(permission).decide(key, arg) == expected
+
+
+def test_effective_rules_are_worked_out_once_per_profile_within_a_render() -> None:
+    import msgspec
+
+    first = AgentProfile(id="a", name="a", allowed_tools=("Read",), denied_tools=("Bash",))
+    twin = msgspec.structs.replace(first)  # equal, but another profile object
+    other = msgspec.structs.replace(first, allowed_tools=("Edit",))
+    outside = permissions.effective_rules(first)
+    assert permissions.effective_rules(first) is not outside  # nothing kept outside
+    with permissions.remembering_rules():
+        kept = permissions.effective_rules(first)
+        assert kept == outside
+        assert permissions.effective_rules(first) is kept
+        assert (
+            permissions.effective_rules(twin) is not kept
+            and permissions.effective_rules(twin) == kept
+        )
+        assert permissions.effective_rules(other) != kept
+        # The embedded server's name is part of the answer.
+        assert permissions.effective_rules(first, embedded="roster") is not kept
+    assert permissions.effective_rules(first) is not kept
