@@ -333,6 +333,18 @@ def test_a_render_split_across_processes_is_the_whole_render(
         "## Role\n\nYou review.\n\n## Tools\n\n```json\n"
         '{"denied": ["mcp__github__merge_pull_request"]}\n```\n'
     )
+    # Refused by OpenCode and Kilo (an MCP tool decided by argument), in the first part,
+    # while the last part reports Kilo's project file dropping its server: a refused
+    # agent's losses are left out wherever a part reports them.
+    refused = vault / "agent-types" / "aab-refused"
+    refused.mkdir()
+    (refused / "profile.md").write_text(
+        "---\nid: aab-refused\nname: Refused\ndescription: files issues\n---\n\n"
+        "## Role\n\nYou file issues.\n\n## Config\n\n```json\n"
+        '{"permission": {"github_create_issue": {"*": "allow", "secret*": "deny"}}}\n```\n\n'
+        '## Tools\n\n```json\n{"allowed": ["Read", "mcp__github__*"]}\n```\n\n'
+        '## MCP Servers\n\n```json\n["github"]\n```\n'
+    )
     for side in ("whole", "split"):
         config = tmp_path / side / ".codex" / "config.toml"
         config.parent.mkdir(parents=True)
@@ -341,6 +353,10 @@ def test_a_render_split_across_processes_is_the_whole_render(
     assert any(loss.outcome.value == "refused" for loss in whole.losses)
     assert any(
         d.code == "render-widens" and "aaa-no-merge" in d.message and "Codex" in d.message
+        for d in whole.diagnostics
+    )
+    assert any(
+        d.code == "render-widens" and "aab-refused" in d.message and "Kilo" in d.message
         for d in whole.diagnostics
     )
     forks: list[int] = []

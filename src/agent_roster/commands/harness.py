@@ -22,7 +22,7 @@ import msgspec
 from msgspec import Meta
 
 from agent_roster.codecs import codec_names, get_codec
-from agent_roster.codecs.base import Codec, Loss, RenderRequest, Scope
+from agent_roster.codecs.base import Codec, Loss, LossOutcome, RenderRequest, Scope
 from agent_roster.codecs.guard import in_profile_order, render_guarded, sharing_answers
 from agent_roster.commands.ledger import locked
 from agent_roster.commands.output_folder import (
@@ -465,8 +465,14 @@ def _render(
         codec_losses = [loss for outcome in found for loss in outcome.losses]
         if len(found) > 1:
             # Each part's losses are in profile order; the shared files' (reported by the
-            # last part) go back beside their profiles', as in a whole render.
-            codec_losses = list(in_profile_order(codec_losses, ordered_ids))
+            # last part) go back beside their profiles', as in a whole render, and, as
+            # there, a refused agent keeps only its refusal, whichever part it was in.
+            refused = {loss.profile for loss in codec_losses if loss.outcome is LossOutcome.REFUSED}
+            codec_losses = [
+                loss
+                for loss in in_profile_order(codec_losses, ordered_ids)
+                if loss.profile not in refused or loss.outcome is LossOutcome.REFUSED
+            ]
         losses.extend(codec_losses)
         diagnostics.extend(codec_diagnostics)
     owned.save()
