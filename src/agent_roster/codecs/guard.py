@@ -170,6 +170,7 @@ def render_guarded(codec: Codec, request: RenderRequest, existing: ReadExisting)
         if keys and {n.key for n in keys} != before:
             made[pid] = (narrowed, keys)
             retried.add(pid)
+    refused = found.keys() - retried  # no narrowing could help them
     again: dict[str, list[Widening]] = {}
     if retried:
         rendering = codec.render(_narrowed(request, made), existing)
@@ -183,7 +184,7 @@ def render_guarded(codec: Codec, request: RenderRequest, existing: ReadExisting)
             detail=key.text(codec.title),
         )
         for pid, (_, keys) in made.items()
-        if pid not in again and pid not in (found.keys() - retried)
+        if pid not in again and pid not in refused
         for key in keys
     ]
     # First among each profile's losses, which keeps them before a shared file's (reported
