@@ -19,7 +19,7 @@ from functools import lru_cache
 import msgspec
 
 from agent_roster.codecs.base import Probe
-from agent_roster.codecs.permissions import effective_rules, evaluate
+from agent_roster.codecs.permissions import effective_rules, evaluate, key_kind
 from agent_roster.codecs.semantics import (
     ASK,
     canonical,
@@ -101,7 +101,8 @@ def keys_widened_whole(
     rules = effective_rules(profile, embedded=embedded)
     tagged = {s.rule.permission for s in rules if s.tool and s.rule.permission in keys}
     if not tagged or any(
-        s.rule.pattern != "*" and (s.rule.permission in tagged or _is_glob(s.rule.permission))
+        s.rule.pattern != "*"
+        and (s.rule.permission in tagged or key_kind(s.rule.permission)[0] != "exact")
         for s in rules
     ):
         return set()
@@ -116,10 +117,6 @@ def keys_widened_whole(
                 found.add(key)
                 break
     return found
-
-
-def _is_glob(key: str) -> bool:
-    return "*" in key or "?" in key
 
 
 @lru_cache(maxsize=64)
