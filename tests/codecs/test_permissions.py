@@ -323,3 +323,23 @@ def test_effective_rules_are_worked_out_once_per_profile_within_a_render() -> No
         # The embedded server's name is part of the answer.
         assert permissions.effective_rules(first, embedded="roster") is not kept
     assert permissions.effective_rules(first) is not kept
+
+
+def test_tools_of_key_names_every_built_in_tool_of_the_key_in_table_order() -> None:
+    # The table lookup must give what a pass over the tool table gives, for every key a
+    # built-in tool has and for keys of none (MCP keys, unknown names).
+    from agent_roster.codecs.semantics import UNPROBED, tools_of_key
+    from agent_roster.codecs.tool_names import canonical_tools, native_names
+
+    def by_pass(key: str) -> tuple[str, ...]:
+        return tuple(
+            tool
+            for tool in canonical_tools()
+            if tool not in UNPROBED and any(n.name == key for n in native_names("opencode", tool))
+        )
+
+    keys = {n.name for tool in canonical_tools() for n in native_names("opencode", tool)}
+    assert len(keys) > 10
+    for key in (*sorted(keys), "github_search", "*", "", "Edit"):
+        assert tools_of_key(key) == by_pass(key), key
+    assert tools_of_key("edit") == ("Write", "Edit")

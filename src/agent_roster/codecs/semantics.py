@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from agent_roster.codecs.base import NativeAgent, Probe
 from agent_roster.codecs.native_md import NativeDocument, read_native
@@ -120,16 +120,25 @@ def sample_argument(pattern: str) -> str | None:
 UNPROBED = frozenset({*ALIASES, *SECONDARY})
 
 
-@lru_cache(maxsize=256)
 def tools_of_key(key: str) -> tuple[str, ...]:
     """Canonical built-in tools whose OpenCode key is ``key`` (``edit`` → Write, Edit), the
     ones in :data:`UNPROBED` left out."""
-    return tuple(
-        tool
-        for tool in canonical_tools()
-        if tool not in UNPROBED
-        and any(native.name == key for native in native_names("opencode", tool))
-    )
+    # Most keys a render asks about are MCP keys, of no built-in tool: one lookup in a
+    # table of the built-in keys answers them, where a cache of answers would churn.
+    return _tools_by_key().get(key, ())
+
+
+@cache
+def _tools_by_key() -> dict[str, tuple[str, ...]]:
+    found: dict[str, list[str]] = {}
+    for tool in canonical_tools():
+        if tool in UNPROBED:
+            continue
+        for native in native_names("opencode", tool):
+            listed = found.setdefault(native.name, [])
+            if tool not in listed:
+                listed.append(tool)
+    return {key: tuple(tools) for key, tools in found.items()}
 
 
 def mcp_probe(server: str, tool: str = PROBE_MCP_TOOL) -> Probe:
@@ -171,13 +180,19 @@ def check_probes(profile: AgentProfile, embedded: str = "") -> tuple[Probe, ...]
 
 def _mcp_tools_of_key(key: str, servers: Sequence[str]) -> tuple[str, ...]:
     for server in servers:
-        clean = re.sub(r"[^a-zA-Z0-9_-]", "_", server)
+        clean = _key_name(server)
         if key.startswith(clean + "_"):
             tool = key[len(clean) + 1 :]
             if tool and "*" not in tool and "?" not in tool:
                 return (f"mcp__{server}__{tool}",)
             return (f"mcp__{server}__{PROBE_MCP_TOOL}",)
     return ()
+
+
+@lru_cache(maxsize=4096)
+def _key_name(server: str) -> str:
+    # A server's name as OpenCode writes it in a permission key.
+    return re.sub(r"[^a-zA-Z0-9_-]", "_", server)
 
 
 def agent_text(agent: NativeAgent, path: str | None = None) -> str | None:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from agent_roster.codecs.base import NativeAgent, Probe
 from agent_roster.codecs.native_md import read_native_recovering
@@ -40,8 +40,13 @@ from agent_roster.model.profile import PermissionAction, PermissionRule
 PERMISSION_MODES = ("acceptEdits", "auto", "bypassPermissions", "default", "dontAsk", "plan")
 
 
+_SEPARATOR = re.compile("[, ]")
+
+
 def split_tools(value: str) -> list[str]:
     """Claude's list splitting: commas and spaces separate, except inside parentheses."""
+    if "(" not in value:  # no parentheses: every comma and space separates
+        return [name for name in (piece.strip() for piece in _SEPARATOR.split(value)) if name]
     out: list[str] = []
     current = ""
     depth = False
@@ -142,7 +147,16 @@ def covers(entries: list[str], tool: str, argument: str | None = None) -> bool:
     an argument pattern, ``Bash(git log:*)``, names the whole tool, except ``Agent(a, b)``,
     which Claude Code enforces: with ``argument``, only the subagents it names), ``Task`` and
     ``Agent`` as one tool, ``mcp__<server>`` or ``mcp__<server>__*`` for a whole server."""
-    whole, enforced = _entries(tuple(entries))
+    return _covered(_entries(tuple(entries)), tool, argument)
+
+
+#: A list's entries as :func:`covers` reads them: the bases naming a whole tool, and the
+#: enforced-argument entries (``Agent(a, b)``) with what follows their "(".
+_Entries = tuple[frozenset[str], tuple[tuple[str, str], ...]]
+
+
+def _covered(entries: _Entries, tool: str, argument: str | None) -> bool:
+    whole, enforced = entries
     same = _SAME.get(tool)
     if tool in whole or (same is not None and same in whole):
         return True
@@ -159,7 +173,7 @@ def covers(entries: list[str], tool: str, argument: str | None = None) -> bool:
 
 
 @lru_cache(maxsize=4096)
-def _entries(entries: tuple[str, ...]) -> tuple[frozenset[str], tuple[tuple[str, str], ...]]:
+def _entries(entries: tuple[str, ...]) -> _Entries:
     # A list's entries read once (render and its check ask about each list dozens of
     # times): the bases that name a whole tool, and the enforced-argument entries
     # (``Agent(a, b)``) with what follows their "(".
@@ -207,19 +221,48 @@ def mode_of(data: dict[str, Any]) -> str:
     return mode if isinstance(mode, str) and mode in PERMISSION_MODES else "default"
 
 
+class _View(NamedTuple):
+    """What Claude Code decides a subagent's calls by: its ``tools`` list read (``None``:
+    every tool), its ``disallowedTools`` list read, and its permission mode."""
+
+    tools: _Entries | None
+    denied: _Entries
+    mode: str
+
+
 def decide(agent: NativeAgent, probe: Probe) -> PermissionAction:
     """Claude Code's decision for ``probe`` made by the subagent ``agent``."""
-    data = agent_data(agent)
+    text = agent_text(agent)
+    view = None if text is None else _view(text, agent.paths[0] if agent.paths else "")
+    if view is None:
+        return DENY
+    tool = _tool_of(probe.tool)
+    if view.tools is not None and not _covered(view.tools, tool, probe.argument):
+        return DENY
+    if _covered(view.denied, tool, None):
+        return DENY
+    return mode_decision(view.mode, tool)
+
+
+@lru_cache(maxsize=1024)
+def _view(text: str, path: str) -> _View | None:
+    # A render check asks a dozen probes of each agent: its lists are read once, not once
+    # per probe (issue 12 item 8).
+    data = _agent_data(text, path)
     if data is None:
-        return DENY
-    tool = split_ref(probe.tool).tool
-    if "tools" in data:
-        tools = tool_list(data["tools"])
-        if tools is not None and not covers(tools, tool, probe.argument):
-            return DENY
-    if "disallowedTools" in data and covers(tool_list(data["disallowedTools"]) or [], tool):
-        return DENY
-    return mode_decision(mode_of(data), tool)
+        return None
+    tools = tool_list(data["tools"]) if "tools" in data else None
+    denied = (tool_list(data["disallowedTools"]) or []) if "disallowedTools" in data else []
+    return _View(
+        None if tools is None else _entries(tuple(tools)),
+        _entries(tuple(denied)),
+        mode_of(data),
+    )
+
+
+@lru_cache(maxsize=1024)
+def _tool_of(name: str) -> str:
+    return split_ref(name).tool
 
 
 #: Tools an import gives an explicit rule when the agent has no ``tools`` list: the ones
