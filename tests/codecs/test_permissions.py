@@ -343,3 +343,48 @@ def test_tools_of_key_names_every_built_in_tool_of_the_key_in_table_order() -> N
     for key in (*sorted(keys), "github_search", "*", "", "Edit"):
         assert tools_of_key(key) == by_pass(key), key
     assert tools_of_key("edit") == ("Write", "Edit")
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    rules=st.lists(
+        st.tuples(
+            st.builds(
+                PermissionRule,
+                permission=st.sampled_from(_KEYS),
+                pattern=st.sampled_from(_PATTERNS),
+                action=st.sampled_from(list(PermissionAction)),
+            ),
+            st.sampled_from(["", "Edit", "Write", "Task", "Agent"]),
+        ),
+        max_size=12,
+    ),
+    key=st.sampled_from([*_KEYS, "gh_issue_x", "bashx", "a\\\\b"]),
+    arg=st.sampled_from([*_PATTERNS, "git push --force", "other"]),
+    tool=st.sampled_from([None, "Edit", "Write", "Task", "Agent", "Bash"]),
+)
+def test_an_indexed_rule_list_decides_like_evaluate(
+    rules: list[tuple[PermissionRule, str]], key: str, arg: str, tool: str | None
+) -> None:
+    # Tools-list rules tagged with a tool (Edit vs Write under "edit", Task and its alias
+    # Agent), keys with wildcards and "\\", home-relative patterns: same decision, same rule.
+    listed = tuple(SourcedRule(rule, "allowed_tools", tagged) for rule, tagged in rules)
+    plain = evaluate(listed, key, arg, tool=tool)
+    with permissions.remembering_rules():
+        assert permissions.evaluate_indexed(listed, key, arg, tool=tool) == plain
+        assert permissions.evaluate_indexed(listed, key, arg, tool=tool) == plain  # kept
+    assert permissions.evaluate_indexed(listed, key, arg, tool=tool) == plain  # outside
+
+
+def test_a_rule_list_is_indexed_once_within_a_render() -> None:
+    listed = effective_rules(AgentProfile(id="a", name="a", allowed_tools=("Read", "Edit")))
+    with permissions.remembering_rules():
+        for key in ("read", "edit", "bash", "gh_x"):
+            permissions.evaluate_indexed(listed, key)
+        kept = permissions._INDEXED.get()
+        assert kept is not None and list(kept) == [id(listed)]
+        assert kept[id(listed)][0] is listed
+        # A list object (it could change) is never indexed.
+        permissions.evaluate_indexed(list(listed), "read")
+        assert list(kept) == [id(listed)]
+    assert permissions._INDEXED.get() is None

@@ -130,6 +130,61 @@ def evaluate(
     return Decision(PermissionAction.ASK, None, None)
 
 
+class _ListIndex:
+    """One effective rule list split by key kind, so a call looks at the rules of its own
+    key and the wildcard ones only: a profile's list is asked about by the codec, the
+    render check and the narrowing, a few dozen calls each, and most calls match no rule
+    but a catch-all."""
+
+    __slots__ = ("exact", "rules", "wild")
+
+    def __init__(self, rules: tuple[SourcedRule, ...]) -> None:
+        self.rules = rules
+        self.exact: dict[str, list[int]] = {}
+        wild: list[int] = []
+        for index, sourced in enumerate(rules):
+            key = sourced.rule.permission
+            if (_KINDS.get(key) or key_kind(key))[0] == "exact":
+                self.exact.setdefault(key, []).append(index)
+            else:
+                wild.append(index)
+        self.wild = tuple(wild)
+
+    def evaluate(self, permission: str, argument: str, tool: str | None) -> Decision:
+        own = self.exact.get(permission)
+        indexes = sorted((*own, *self.wild)) if own else self.wild
+        named = ALIASES.get(tool, tool) if tool is not None else None
+        rules = self.rules
+        for index in reversed(indexes):
+            sourced = rules[index]
+            if named is not None and sourced.tool and sourced.tool != named:
+                continue
+            rule = sourced.rule
+            key = rule.permission
+            if key != permission and key != "*" and not wildcard_match(permission, key):
+                continue
+            pattern = rule.pattern
+            if pattern == "*" or wildcard_match(argument, expand_home(pattern)):
+                return Decision(rule.action, index, sourced)
+        return Decision(PermissionAction.ASK, None, None)
+
+
+def evaluate_indexed(
+    rules: Sequence[SourcedRule], permission: str, argument: str = "*", *, tool: str | None = None
+) -> Decision:
+    """:func:`evaluate` (the user's home from the environment), through an index of
+    ``rules`` kept while :func:`remembering_rules` is active (for a tuple: a list could
+    change under its index); a property test holds the two equal."""
+    kept = _INDEXED.get()
+    if kept is None or type(rules) is not tuple or "\\" in permission:
+        # A key with "\\" is matched by its normalised text: any rule key may match it.
+        return evaluate(rules, permission, argument, tool=tool)
+    found = kept.get(id(rules))
+    if found is None or found[0] is not rules:
+        found = kept[id(rules)] = (rules, _ListIndex(rules))
+    return found[1].evaluate(permission, argument, tool)
+
+
 @cache
 def key_tools() -> dict[str, tuple[str, ...]]:
     """OpenCode keys that stand for several distinct canonical tools, with those tools
@@ -223,6 +278,10 @@ _DENY_ALL = SourcedRule(
 #: Effective rule lists kept while :func:`remembering_rules` is active, by profile identity.
 _REMEMBERED: ContextVar[dict[tuple[int, str], tuple[AgentProfile, tuple[SourcedRule, ...]]] | None]
 _REMEMBERED = ContextVar("roster_effective_rules", default=None)
+#: Rule lists indexed for :func:`evaluate_indexed` while :func:`remembering_rules` is
+#: active, by list identity (the list kept beside its index).
+_INDEXED: ContextVar[dict[int, tuple[tuple[SourcedRule, ...], _ListIndex]] | None]
+_INDEXED = ContextVar("roster_indexed_rules", default=None)
 
 
 @contextlib.contextmanager
@@ -231,9 +290,11 @@ def remembering_rules() -> Iterator[None]:
     for them a dozen times per profile (its codec, the check's probes and answers, the
     narrowing), and a profile does not change while it is rendered (it is immutable)."""
     token = _REMEMBERED.set({})
+    indexed = _INDEXED.set({})
     try:
         yield
     finally:
+        _INDEXED.reset(indexed)
         _REMEMBERED.reset(token)
 
 

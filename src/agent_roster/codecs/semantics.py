@@ -27,7 +27,7 @@ from agent_roster.codecs.permissions import (
     Decision,
     SourcedRule,
     effective_rules,
-    evaluate,
+    evaluate_indexed,
     expand_home,
     wildcard_match,
 )
@@ -100,7 +100,7 @@ def canonical(
     default)."""
     found = effective_rules(profile, embedded=embedded) if rules is None else rules
     key = probe_key(probe, embedded, commands)
-    return evaluate(found, key, probe.argument, tool=split_ref(probe.tool).tool)
+    return evaluate_indexed(found, key, probe.argument, tool=split_ref(probe.tool).tool)
 
 
 def sample_argument(pattern: str) -> str | None:
