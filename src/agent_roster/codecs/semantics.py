@@ -84,7 +84,14 @@ def probe_key(
     probe: Probe, embedded: str = "", commands: frozenset[str] = DEFAULT_EMBEDDED_COMMANDS
 ) -> str:
     """The OpenCode permission key (the canonical rule key) a probe is decided under."""
-    return opencode_key(probe.tool, embedded=embedded, commands=commands)
+    return _key_and_tool(probe.tool, embedded, commands)[0]
+
+
+@lru_cache(maxsize=8192)
+def _key_and_tool(name: str, embedded: str, commands: frozenset[str]) -> tuple[str, str]:
+    # The codec, the check and the narrowing ask the same few tools of every profile (the
+    # fixed probes, each server's): their key and tool are worked out once per name.
+    return opencode_key(name, embedded=embedded, commands=commands), split_ref(name).tool
 
 
 def canonical(
@@ -99,8 +106,8 @@ def canonical(
     last match decides; ``Decision.rule`` is ``None`` when no rule matched (the runtime's
     default)."""
     found = effective_rules(profile, embedded=embedded) if rules is None else rules
-    key = probe_key(probe, embedded, commands)
-    return evaluate_indexed(found, key, probe.argument, tool=split_ref(probe.tool).tool)
+    key, tool = _key_and_tool(probe.tool, embedded, commands)
+    return evaluate_indexed(found, key, probe.argument, tool=tool)
 
 
 def sample_argument(pattern: str) -> str | None:
