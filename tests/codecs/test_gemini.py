@@ -138,6 +138,31 @@ def test_allowlist_from_allowed_tools_and_servers() -> None:
     }
 
 
+def test_write_and_edit_are_granted_apart() -> None:
+    # Gemini has write_file (Write) and replace (Edit, MultiEdit): a Tools list naming Write
+    # grants write_file alone, and the render check finds nothing to narrow. MultiEdit
+    # without Edit cannot be held (both are replace): the check narrows it, never widens.
+    from agent_roster.codecs.base import RenderRequest
+    from agent_roster.codecs.guard import render_guarded
+
+    def guarded(allowed: tuple[str, ...]) -> Any:
+        request = RenderRequest(profiles=(profile(allowed_tools=allowed),), servers=SERVERS)
+        return render_guarded(CODEC, request, {}.get)
+
+    rendering = guarded(("Read", "Write"))
+    data, _ = agent(rendering)
+    assert data["tools"] == ["read_file", "write_file"]
+    assert not [loss for loss in rendering.losses if "cannot decide" in loss.detail]
+    assert not rendering.diagnostics
+
+    rendering = guarded(("Read", "MultiEdit"))
+    data, _ = agent(rendering)
+    assert data["tools"] == ["read_file"]  # replace would also allow Edit
+    narrowed = [loss for loss in rendering.losses if loss.field == "permission"]
+    assert narrowed and "MultiEdit" in narrowed[0].detail
+    assert not rendering.diagnostics
+
+
 def test_servers_alone_give_every_table_tool_and_the_server_wildcards() -> None:
     data, _ = agent(render(profile(mcp_servers=("tool", "docs"))))
     assert data["tools"] == [*TABLE_TOOLS, "mcp_tool_*", "mcp_docs_*"]

@@ -179,7 +179,9 @@ def _tools(profile: AgentProfile, lose: Lose) -> tuple[list[str] | None, list[st
         if native is None or native.name in tools:
             continue
         key = opencode_key(canonical)
-        if evaluate(rules, key).action is not PermissionAction.DENY:
+        # Decided for this very tool: Gemini gives Write (write_file) and Edit (replace)
+        # apart, so "Write" in a Tools list grants write_file and not replace.
+        if evaluate(rules, key, tool=canonical).action is not PermissionAction.DENY:
             tools.append(native.name)
         elif key in opened:
             tools.append(native.name)
