@@ -385,6 +385,26 @@ def test_merge_keeps_foreign_config() -> None:
     assert set(data["mcp"]["servers"]) == {"mine", "pw"}
 
 
+def test_write_and_edit_are_granted_apart() -> None:
+    # defect has write_file (Write) and edit_file (Edit): a Tools list naming Write grants
+    # write_file alone and the render check has nothing to refuse. Grep and Glob are one
+    # tool there (search): Glob without Grep cannot be held, and the agent is refused.
+    from agent_roster.codecs.base import RenderRequest
+    from agent_roster.codecs.guard import render_guarded
+
+    def guarded(allowed: tuple[str, ...]):  # type: ignore[no-untyped-def]
+        request = RenderRequest(profiles=(profile(allowed_tools=allowed),), servers={"pw": PW})
+        return render_guarded(CODEC, request, {}.get)
+
+    result = guarded(("Read", "Write"))
+    config = tomllib.loads(result.files[0].content)
+    assert config["tools"]["allow"] == ["read_file", "write_file"]
+    assert not result.diagnostics
+    result = guarded(("Read", "Glob"))
+    assert [d.code for d in result.diagnostics] == ["render-widens"]
+    assert "Grep" in result.diagnostics[0].message and not result.files
+
+
 def test_ask_is_deny_for_a_subagent() -> None:
     """permissions.md §3 defect row: ``ask`` is treated as deny and reported."""
     rules = (

@@ -73,7 +73,9 @@ def _allow_list(profile: AgentProfile, servers_ok: set[str], loss: Any) -> list[
         names = native_names("defect", canonical)
         if not names:
             continue
-        decision = evaluate(effective, opencode_key(canonical)).action
+        # Decided for this very tool: defect gives Write (write_file) and Edit (edit_file)
+        # apart, so "Write" in a Tools list grants write_file and not edit_file.
+        decision = evaluate(effective, opencode_key(canonical), tool=canonical).action
         if decision is PermissionAction.ASK and _mentions(profile, canonical):
             loss("permission", LossOutcome.TRANSLATED, f"{canonical}: ask is deny for a subagent")
         if decision is PermissionAction.ALLOW and names[0].name not in allow:
