@@ -195,6 +195,27 @@ def test_what_qwen_cannot_hold_is_narrowed_or_refused_never_widened() -> None:
         assert why in errors(render(bad))[0]
 
 
+def test_multiedit_without_edit_is_narrowed_not_refused() -> None:
+    # MultiEdit and Edit are one Qwen tool (edit). A profile allowing MultiEdit but not Edit
+    # cannot be held; the check narrows the edit tools whole (deny: the strictest), and
+    # that narrowed profile must then be written without edit, not refused because its
+    # Tools list still names MultiEdit.
+    from agent_roster.codecs.base import RenderRequest
+    from agent_roster.codecs.guard import render_guarded
+
+    request = RenderRequest(
+        profiles=(profile(allowed_tools=("Read", "Write", "MultiEdit")),), servers=SERVERS
+    )
+    rendering = render_guarded(CODEC, request, {}.get)
+    assert not errors(rendering)
+    data = frontmatter(rendering)
+    assert data["tools"] == ["read_file"] and data["disallowedTools"] == ["write_file"]
+    narrowed = [loss for loss in rendering.losses if "cannot decide them apart" in loss.detail]
+    assert narrowed and "MultiEdit" in narrowed[0].detail
+    # What is not written is not reported as written under another name.
+    assert not [loss for loss in rendering.losses if "written as edit" in loss.detail]
+
+
 def test_a_whole_server_cannot_be_in_an_allowlist() -> None:
     rendering = render(profile(allowed_tools=("Read", "mcp__local__*"), mcp_servers=("local",)))
     assert frontmatter(rendering)["tools"] == ["read_file"]

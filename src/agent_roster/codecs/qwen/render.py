@@ -17,7 +17,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
-from agent_roster.codecs.base import Loss, LossOutcome, RenderRequest
+from agent_roster.codecs.base import Loss, LossOutcome, Probe, RenderRequest
 from agent_roster.codecs.claude import semantics as claude_semantics
 from agent_roster.codecs.claude.files import COMMON_DROPS
 from agent_roster.codecs.claude.rules import (
@@ -37,6 +37,7 @@ from agent_roster.codecs.qwen.read import (
     name_problem,
 )
 from agent_roster.codecs.qwen.tools import canonical_tool, qwen_tool
+from agent_roster.codecs.semantics import canonical
 from agent_roster.codecs.tool_names import split_ref
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.profile import AgentProfile, PermissionAction
@@ -94,6 +95,11 @@ class Tools:
             for name in dict.fromkeys((*profile.allowed_tools, *map(_server_form, perms.list))):
                 if is_narrowed(name):
                     continue  # left out (narrower): see _narrowing
+                if self._denied(name):
+                    # Listed, but a later rule denies it (a narrowing's, say): Qwen's names
+                    # are coarser than Claude's (MultiEdit is Qwen's edit, which Edit is
+                    # too), so a denied name listed would grant another tool.
+                    continue
                 native = qwen_tool(name, embedded, commands)
                 if native is None:
                     lose(
@@ -148,6 +154,11 @@ class Tools:
                     f"every tool of {server!r} is denied, which reads back as a server the "
                     "agent does not use",
                 )
+
+    def _denied(self, name: str) -> bool:
+        """Whether the profile's rules deny every call of ``name`` (canonical)."""
+        found = canonical(self.profile, Probe(name), embedded=self.embedded, commands=self.commands)
+        return found.rule is not None and found.action is PermissionAction.DENY
 
     def disallowed(self, block: Sequence[str]) -> list[str]:
         """``disallowedTools`` once the settings' servers (``block``) are known: without an
@@ -224,6 +235,8 @@ class Tools:
             for name in getattr(profile, field):
                 if is_narrowed(name):
                     continue  # reported as narrowed
+                if field == "allowed_tools" and self._denied(name):
+                    continue  # not written (the tools list leaves it out)
                 native = qwen_tool(name, request.embedded, request.embedded_commands)
                 foreign = split_ref(native or "").server not in (None, *profile.mcp_servers)
                 if native is None or _whole_server(native) or foreign:
