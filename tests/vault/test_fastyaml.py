@@ -302,3 +302,20 @@ def test_a_nested_map_the_fast_path_cannot_settle_is_left_to_libyaml() -> None:
         assert load_flat("\n".join(lines) + "\n", 2) is None, body
     # Values YAML reads as booleans or null stay what libyaml makes of them.
     _check_against_libyaml(["permission:", "  a: true", "  b: null", "  c: Yes"])
+
+
+def test_every_character_outside_plain_ascii_is_checked() -> None:
+    # The plain-ASCII shortcut (space to tilde and newlines) must not let through what the
+    # fast path cannot read as libyaml does: each C0 control but tab, DEL, the C1 controls,
+    # and the line breaks other than "\n" (carriage return, NEL, U+2028, U+2029: libyaml
+    # ends the line there) leave the text to libyaml; what the fast path does read agrees
+    # with libyaml.
+    for code in [*range(0x00, 0xA0), 0xE9, 0x2028, 0x2029, 0xFEFF, 0xFFFE, 0x1F600]:
+        char = chr(code)
+        text = f"a: x{char}y\nb: plain\n"
+        if code in (0x2028, 0x2029, 0xFFFE) or (
+            (code < 0x20 or 0x7F <= code < 0xA0) and char not in "\t\n"
+        ):
+            assert load_flat(text, 2) is None, hex(code)
+        else:
+            _check_against_libyaml([f"a: x{char}y", "b: plain"])

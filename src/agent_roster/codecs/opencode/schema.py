@@ -174,6 +174,23 @@ def permission_map(value: Any) -> dict[str, Any]:
     return js_object(value) if isinstance(value, Mapping) else {}
 
 
+def agent_permission(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``permission`` :func:`normalize` gives an agent: its ``permission`` map, with
+    the deprecated ``tools`` map folded in first (``write``/``edit``/``patch`` → ``edit``;
+    ``permission`` assigned over it), in JavaScript's key order. Alone, for the render
+    check, which needs nothing else of the agent."""
+    permission = permission_map(data.get("permission", {}))
+    tools = data.get("tools")
+    if not tools:
+        return permission  # already in JavaScript's order
+    folded: dict[str, Any] = {}
+    for tool, flag in tools.items():
+        action = "allow" if flag else "deny"
+        folded["edit" if tool in ("write", "edit", "patch") else tool] = action
+    folded.update(permission)
+    return js_object(folded)
+
+
 def normalize(data: Mapping[str, Any], extra: frozenset[str] = frozenset()) -> dict[str, Any]:
     """OpenCode's per-file ``normalize``: unknown keys copied into ``options``, the
     deprecated ``tools`` map folded into ``permission`` (``write``/``edit``/``patch`` →
@@ -183,17 +200,9 @@ def normalize(data: Mapping[str, Any], extra: frozenset[str] = frozenset()) -> d
     for key, value in data.items():
         if key not in KNOWN_KEYS and key not in extra:
             options[key] = value
-    folded: dict[str, Any] = {}
-    for tool, flag in (data.get("tools") or {}).items():
-        action = "allow" if flag else "deny"
-        folded["edit" if tool in ("write", "edit", "patch") else tool] = action
-    permission = permission_map(data.get("permission", {}))
     out = dict(data)
     out["options"] = js_object(options)
-    if folded:
-        folded.update(permission)
-        permission = js_object(folded)
-    out["permission"] = permission  # without a tools map, already in JavaScript's order
+    out["permission"] = agent_permission(data)
     steps = data.get("steps", data.get("maxSteps"))
     if steps is not None:
         out["steps"] = steps

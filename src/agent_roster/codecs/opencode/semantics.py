@@ -19,7 +19,7 @@ from agent_roster.codecs.native_md import read_native_recovering
 from agent_roster.codecs.opencode.flavor import KILO, OPENCODE, Flavor
 from agent_roster.codecs.opencode.js import JsoncError, load_jsonc, merge_deep
 from agent_roster.codecs.opencode.read import RECOVERY
-from agent_roster.codecs.opencode.schema import check_agent, normalize, permission_map
+from agent_roster.codecs.opencode.schema import agent_permission, check_agent, permission_map
 from agent_roster.codecs.permissions import (
     RuleIndex,
     expand_home,
@@ -123,11 +123,10 @@ class AgentLayer:
     rendered agent holds a scoping deny for every other server, hundreds of keys, and a
     render check asks a dozen calls of each agent, once."""
 
-    __slots__ = ("globs", "permission", "position", "rules")
+    __slots__ = ("globs", "permission", "rules")
 
     def __init__(self, permission: dict[str, Any]) -> None:
         self.permission = permission
-        self.position = dict(zip(permission, range(len(permission)), strict=True))
         # The keys one per line, sorted by a regex at C speed: most keys of a rendered
         # agent's map are "<server>_*" prefixes, which need no list of their own.
         joined = "\n".join(permission)
@@ -155,7 +154,7 @@ class AgentLayer:
                 found.append(prefix)
         found.extend(glob for glob in self.globs if wildcard_match(key, glob))
         if len(found) > 1:
-            found.sort(key=self.position.__getitem__)
+            found = self._in_map_order(found)
         for candidate in reversed(found):
             value = permission[candidate]
             if isinstance(value, str):
@@ -164,6 +163,20 @@ class AgentLayer:
                 if pattern == "*" or wildcard_match(argument, expand_home(pattern)):
                     return _ACTIONS[action]
         return None
+
+    def _in_map_order(self, keys: list[str]) -> list[str]:
+        # The map's own order, found by walking it until every key is met: the keys a call
+        # matches are its own and a few wildcards, which come first in a rendered map, so
+        # the walk stops long before the hundreds of scoping denies that end it (an index
+        # of every key's position, built per agent, cost more than all its lookups).
+        wanted = set(keys)
+        ordered = []
+        for key in self.permission:
+            if key in wanted:
+                ordered.append(key)
+                if len(ordered) == len(wanted):
+                    break
+        return ordered
 
 
 _ACTIONS = {action.value: action for action in PermissionAction}
@@ -204,7 +217,7 @@ def _agent_layer(text: str, path: str, codec: str) -> AgentLayer | None:
     if check_agent(entry, flavor.extra_keys) or entry.get("disable") is True:
         return None
     # check_agent passed: every value is an action or a map of patterns to actions.
-    return AgentLayer(normalize(entry, flavor.extra_keys).get("permission") or {})
+    return AgentLayer(agent_permission(entry))
 
 
 def key_of(probe: Probe) -> str | None:
