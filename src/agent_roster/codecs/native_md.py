@@ -38,7 +38,8 @@ def read_native(text: str, path: str, out: list[Diagnostic]) -> NativeDocument |
     frontmatter is broken. A file without frontmatter gives an empty mapping."""
     bom = "\ufeff" if text.startswith("\ufeff") else ""
     raw = text[len(bom) :]
-    text = raw.replace("\r\n", "\n")
+    # A search for "\r" first: replace scans a 20 KB agent ten times slower, to no effect.
+    text = raw.replace("\r\n", "\n") if "\r" in raw else raw
     if not text.startswith("---"):
         return NativeDocument({}, raw, 1, False, {}, bom)
     found: list[Diagnostic] = []

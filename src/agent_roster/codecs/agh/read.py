@@ -62,7 +62,8 @@ def split_agent_md(text: str) -> tuple[str, str, int] | str:
     """AGH's ``frontmatter.Split``: (metadata, body, body line) or the error text."""
     if text.startswith("\ufeff"):
         return "config: UTF-8 BOM before YAML frontmatter"
-    text = text.replace("\r\n", "\n")
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
     first, _, rest = text.partition("\n")
     if first != "---":
         return "config: missing YAML frontmatter"
