@@ -91,7 +91,6 @@ def check_color(value: Any) -> list[str]:
     ]
 
 
-_STR = {str}
 _ACTION_SET = frozenset(ACTIONS)
 
 
@@ -103,8 +102,13 @@ def check_permission(value: Any) -> list[str]:
         )
     if not isinstance(value, Mapping):
         return [_expected("PermissionConfig | undefined", value, "permission")]
-    if set(map(type, value.values())) == _STR and set(value.values()) <= _ACTION_SET:
-        return []  # a bare action per key, the usual map (hundreds of keys when rendered)
+    try:
+        # Only a string equals an action's name: one pass settles the usual map, a bare
+        # action per key (hundreds of keys when rendered); a pattern map is unhashable.
+        if set(value.values()) <= _ACTION_SET:
+            return []
+    except TypeError:
+        pass
     problems: list[str] = []
     for key, item in value.items():
         where = f"permission.{key}"
