@@ -123,10 +123,13 @@ class AgentLayer:
     rendered agent holds a scoping deny for every other server, hundreds of keys, and a
     render check asks a dozen calls of each agent, once."""
 
-    __slots__ = ("globs", "permission", "rules")
+    __slots__ = ("ends", "globs", "permission", "rules")
 
     def __init__(self, permission: dict[str, Any]) -> None:
         self.permission = permission
+        #: Where a ``<prefix>*`` key could end a called key's prefix: one less than each
+        #: length the map's keys have (worked out at the first call).
+        self.ends: list[int] | None = None
         # The keys one per line, sorted by a regex at C speed: most keys of a rendered
         # agent's map are "<server>_*" prefixes, which need no list of their own.
         joined = "\n".join(permission)
@@ -148,7 +151,14 @@ class AgentLayer:
             return None if position is None else action
         permission = self.permission
         found = [key] if key in permission and key_kind(key)[0] == "exact" else []
-        for end in range(len(key) + 1):
+        ends = self.ends
+        if ends is None:
+            # The few lengths a map's keys have (a C-speed pass), so a call tries the
+            # prefixes of those lengths, not one per character of its key.
+            ends = self.ends = sorted(size - 1 for size in set(map(len, permission)) if size)
+        for end in ends:
+            if end > len(key):
+                break
             prefix = key[:end] + "*"
             if prefix in permission and key_kind(prefix) == ("prefix", key[:end]):
                 found.append(prefix)
