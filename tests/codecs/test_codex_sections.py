@@ -12,12 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent_roster.codecs.codex.render import (
-    _head_text,
     _multiline,
     _plain_head_text,
     _server_section,
     _table,
 )
+from agent_roster.codecs.toml_text import tomlkit_document
 
 _NAMES = st.from_regex(r"[A-Za-z0-9_-]{1,12}", fullmatch=True)
 _TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=20)
@@ -91,7 +91,7 @@ def test_the_role_keys_are_written_as_tomlkit_writes_them(
     keys.update(zip(("sandbox_mode", "approval_policy"), modes, strict=False))
     keys["developer_instructions"] = _multiline(prompt, tail)
     fast = _plain_head_text(keys)
-    assert fast == _head_text(keys)
+    assert fast == tomlkit_document(keys)
     loaded = tomllib.loads(fast)
     assert loaded["description"] == description and loaded["name"] == name
 

@@ -29,6 +29,7 @@ from agent_roster.codecs.native_io import (
 from agent_roster.codecs.native_md import harness_diagnostic
 from agent_roster.codecs.permissions import effective_rules, evaluate
 from agent_roster.codecs.prompt import render_prompt
+from agent_roster.codecs.toml_text import basic_string, tomlkit_document
 from agent_roster.codecs.tool_names import split_ref
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.profile import AgentProfile, PermissionAction
@@ -159,43 +160,19 @@ def render_profile(
     form = profile.native.get("codex")
     tail = form.tail if form is not None else "\n"
     keys["developer_instructions"] = _multiline(render_prompt(profile, constraints), tail)
-    head = _head_text(keys) if passed else _plain_head_text(keys)
+    head = tomlkit_document(keys) if passed else _plain_head_text(keys)
     return head + "".join(map(_server_section, role_tables.items())), tables
 
 
-def _head_text(keys: dict[str, Any]) -> str:
-    """The role's top-level keys as tomlkit writes them in a document of their own."""
-    doc = tomlkit.document()
-    for key, value in keys.items():
-        doc[key] = value
-    return tomlkit.dumps(doc)
-
-
 def _plain_head_text(keys: dict[str, Any]) -> str:
-    """:func:`_head_text` for keys that are bare words with string values and a last
+    """:func:`toml_text.tomlkit_document` for keys that are bare words with string values and a last
     multi-line prompt, written without building a tomlkit document (a third of a Codex
     render): ``key = "basic string"`` with tomlkit's escapes, then the prompt as its item
     writes itself. tests/codecs/test_codex_sections.py checks the two agree."""
     *plain, (last, prompt) = keys.items()
-    lines = [f'{key} = "{value.translate(_BASIC_ESCAPES)}"\n' for key, value in plain]
+    lines = [f"{key} = {basic_string(value)}\n" for key, value in plain]
     lines.append(f"{last} = {prompt.as_string()}\n")
     return "".join(lines)
-
-
-#: A TOML basic string's escapes as tomlkit writes them: the short forms where TOML has
-#: one, else ``\uXXXX`` (control characters and DEL), plus the quote and the backslash.
-_BASIC_ESCAPES = str.maketrans(
-    {
-        **{chr(c): f"\\u{c:04x}" for c in (*range(0x20), 0x7F)},
-        "\b": "\\b",
-        "\t": "\\t",
-        "\n": "\\n",
-        "\f": "\\f",
-        "\r": "\\r",
-        '"': '\\"',
-        "\\": "\\\\",
-    }
-)
 
 
 def _server_section(entry: tuple[str, dict[str, Any]]) -> str:

@@ -8,8 +8,6 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-import tomlkit
-
 from agent_roster.codecs.base import Loss, LossOutcome, NativeFile, ReadExisting
 from agent_roster.codecs.defect.read import (
     CONFIG,
@@ -23,6 +21,7 @@ from agent_roster.codecs.native_io import existing_present
 from agent_roster.codecs.native_md import harness_diagnostic
 from agent_roster.codecs.permissions import effective_rules, evaluate
 from agent_roster.codecs.prompt import render_prompt
+from agent_roster.codecs.toml_text import document_text
 from agent_roster.codecs.tool_names import canonical_tools, native_names, opencode_key, split_ref
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.profile import AgentProfile, PermissionAction
@@ -169,7 +168,7 @@ def render_profile(
         if server_name in unwritable:
             loss("mcp_servers", LossOutcome.DROPPED, f"{server_name}: not written for defect")
 
-    doc = tomlkit.document()
+    doc: dict[str, Any] = {}
     doc["description"] = profile.description
     if profile.model:
         doc["model"] = profile.model
@@ -215,7 +214,7 @@ def render_profile(
     # The prompt file is the prompt itself; its last line end as it was when imported.
     form = profile.native.get("defect")
     tail = form.tail if form is not None else "\n"
-    text = tomlkit.dumps(doc)
+    text = document_text(doc)
     if not errors:
         # Read the file back with defect's own rules before anyone writes it.
         errors.extend(message for _, message in config_errors(tomllib.loads(text)))
