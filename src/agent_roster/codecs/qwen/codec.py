@@ -186,14 +186,17 @@ class QwenCodec:
         # Only the part that writes settings.json reports on it (RenderRequest.part).
         text = existing_text(existing, SETTINGS_FILE, out if request.shared else [])
         block = [*_existing_servers(text or None), *entries]
+        # The same for every agent (and only read): worked out once, not once per agent.
+        servers = list(dict.fromkeys(block))
+        known = _known(block, request)
         files: list[NativeFile] = []
         for profile, ready in prepared:
             path = f"{AGENTS_DIR}/{profile.id}.md"
-            generated = write_native(ready.frontmatter(list(dict.fromkeys(block))), ready.prompt)
+            generated = write_native(ready.frontmatter(servers), ready.prompt)
             content = keep_native(
                 profile.native.get(self.name),
                 generated,
-                partial(read_text, path=path, servers=_known(block, request)),
+                partial(read_text, path=path, servers=known),
                 ready.prompt,
             )
             files.append(NativeFile(path=path, content=content, profile=profile.id))

@@ -82,6 +82,7 @@ class Tools:
         self.profile = profile
         self.tools: list[str] | None = None
         self.denied: list[str] = []
+        self._answers: dict[str, bool] = {}  # _denied, by name
         self.problem = ""
         embedded, commands = request.embedded, request.embedded_commands
         self.embedded, self.commands = embedded, commands
@@ -157,8 +158,15 @@ class Tools:
 
     def _denied(self, name: str) -> bool:
         """Whether the profile's rules deny every call of ``name`` (canonical)."""
-        found = canonical(self.profile, Probe(name), embedded=self.embedded, commands=self.commands)
-        return found.rule is not None and found.action is PermissionAction.DENY
+        known = self._answers.get(name)
+        if known is None:
+            found = canonical(
+                self.profile, Probe(name), embedded=self.embedded, commands=self.commands
+            )
+            known = self._answers[name] = (
+                found.rule is not None and found.action is PermissionAction.DENY
+            )
+        return known
 
     def disallowed(self, block: Sequence[str]) -> list[str]:
         """``disallowedTools`` once the settings' servers (``block``) are known: without an
