@@ -14,6 +14,7 @@ sandbox; roster models the CLI). A tool Copilot does not have is denied.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from agent_roster.codecs.base import NativeAgent, Probe
@@ -56,10 +57,18 @@ def granted(tools: list[Any], probe: Probe) -> bool:
             if entry == f"{ref.server}-{ref.mcp_tool}":
                 return True
             continue
-        for tool in canonical_tools(entry):
-            if ref.tool in _group(split_ref(tool).tool):
-                return True
+        if ref.tool in _grants(entry):
+            return True
     return False
+
+
+@lru_cache(maxsize=4096)
+def _grants(entry: str) -> frozenset[str]:
+    # The canonical built-ins one entry grants, its groups' included: a render check asks
+    # a dozen probes of every agent, each of which went through the whole list.
+    return frozenset(
+        granted for tool in canonical_tools(entry) for granted in _group(split_ref(tool).tool)
+    )
 
 
 def has_tool(tool: str) -> bool:
