@@ -115,7 +115,19 @@ class _EvilCodec:
         return Rendering(files=(NativeFile(path=self.path, content="x"),))
 
 
-@pytest.mark.parametrize("path", ["../escape.md", "/etc/evil.md", "link/escape.md"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "../escape.md",
+        "/etc/evil.md",
+        "link/escape.md",
+        # Folders are resolved from their parents' (output_folder._real_folder): a symlink
+        # deeper down, or above a folder that does not exist yet, is still followed.
+        "link/new/escape.md",
+        "deep/link/escape.md",
+        "deep/link/new/escape.md",
+    ],
+)
 def test_render_never_writes_outside_out(
     path: str, vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -124,6 +136,8 @@ def test_render_never_writes_outside_out(
     outside.mkdir()
     out.mkdir()
     (out / "link").symlink_to(outside)
+    (out / "deep").mkdir()
+    (out / "deep" / "link").symlink_to(outside)
     monkeypatch.setattr(harness, "get_codec", lambda name: _EvilCodec(path))
     with pytest.raises(VaultError, match="refusing to write"):
         render_agents(vault, ["evil"], out=out)

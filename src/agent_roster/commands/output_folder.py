@@ -91,6 +91,7 @@ class OutputFolder:
         self.root = root
         self.real_root = os.path.realpath(root)
         self._prefix = os.path.join(self.real_root, "")
+        self._root_path = os.path.normpath(os.fspath(root))
         # Resolving every path component per file is most of the cost of checking 20,000
         # files; folders are resolved once, and only the file itself is checked per file.
         self._real_folders: dict[str, str] = {}
@@ -124,15 +125,32 @@ class OutputFolder:
             raise VaultError(f"refusing to write {rel!r}: not a relative path inside {self.root}")
         path = os.path.normpath(os.path.join(self.root, rel))
         folder, name = os.path.split(path)
-        real_folder = self._real_folders.get(folder)
-        if real_folder is None:
-            real_folder = self._real_folders[folder] = os.path.realpath(folder)
+        real_folder = self._real_folder(folder)
         listing = self._listing(folder)
         is_link = listing.get(name) if listing is not None else None
         real = os.path.realpath(path) if is_link else os.path.join(real_folder, name)
         if not self._inside(real_folder) or not self._inside(real):
             raise VaultError(f"refusing to write {path}: it resolves outside {self.root}")
         return path, is_link is not None
+
+    def _real_folder(self, folder: str) -> str:
+        # ``folder`` resolved, from its parent's: joined to the parent's real path unless
+        # the parent's listing shows it is a symlink (then resolved itself). Agents with a
+        # folder each (AGH, defect) made this a realpath per agent, component by component.
+        found = self._real_folders.get(folder)
+        if found is not None:
+            return found
+        parent, name = os.path.split(folder)
+        if folder == self._root_path or not name or parent == folder:
+            found = os.path.realpath(folder)
+        else:
+            listing = self._listing(parent)
+            if listing is not None and listing.get(name, False):
+                found = os.path.realpath(folder)  # a symlink: where it leads
+            else:  # absent, or a real folder
+                found = os.path.join(self._real_folder(parent), name)
+        self._real_folders[folder] = found
+        return found
 
     def read(self, rel: str) -> str | None:
         """The text of ``rel`` (a codec's ``existing``); ``None`` when there is none.

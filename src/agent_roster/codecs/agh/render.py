@@ -21,7 +21,7 @@ from agent_roster.codecs.agh.read import (
 from agent_roster.codecs.base import Loss, LossOutcome, NativeFile, ReadExisting, RenderRequest
 from agent_roster.codecs.native_io import existing_present
 from agent_roster.codecs.native_md import harness_diagnostic, write_native
-from agent_roster.codecs.permissions import effective_rules, evaluate
+from agent_roster.codecs.permissions import effective_rules, evaluate_indexed
 from agent_roster.codecs.prompt import render_prompt
 from agent_roster.codecs.tool_names import canonical_tools, opencode_key, split_ref
 from agent_roster.diagnostics import Diagnostic
@@ -85,10 +85,12 @@ def _decide_permissions(profile: AgentProfile) -> str:
     if not effective:
         return _MODE_PERMISSIONS.get(profile.permission_mode, "")
     keys = set(_tool_keys())
-    keys |= {s.rule.permission for s in effective if not any(c in s.rule.permission for c in "*?")}
+    keys |= {
+        key for key in (s.rule.permission for s in effective) if "*" not in key and "?" not in key
+    }
     first = None
     for key in keys:
-        action = evaluate(effective, key).action
+        action = evaluate_indexed(effective, key).action
         if first is None:
             first = action
         elif action is not first:
