@@ -8,8 +8,10 @@ import json
 from pathlib import Path
 
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from agent_roster.codecs.base import Discovery, Rendering
+from agent_roster.codecs.base import Discovery, Probe, Rendering
 from agent_roster.codecs.qwen.codec import CODEC
 from agent_roster.model.mcp import McpServer, Transport
 from agent_roster.model.profile import (
@@ -243,3 +245,58 @@ def test_round_trip(tmp_path: Path) -> None:
             want = before.prompt if field == "prompt" else getattr(before, field)
             got = after.prompt if field == "prompt" else getattr(after, field)
             assert got == want, (before.id, field)
+
+
+_ENTRIES = st.sampled_from(
+    [
+        "read_file",
+        "ReadFile",
+        "edit",
+        "replace",
+        "write_file",
+        "run_shell_command",
+        " run_shell_command ",
+        "Shell",
+        "Bash",
+        "Edit",
+        "glob",
+        "web_fetch",
+        "unknown_tool",
+        "mcp__gh__search",
+        "mcp__gh__*",
+        "mcp__docs__fetch",
+        "mcp__gh",
+    ]
+)
+_PROBES = [
+    *(
+        Probe(tool)
+        for tool in ("Read", "Edit", "Write", "MultiEdit", "Bash", "Glob", "WebFetch", "LS")
+    ),
+    Probe("Bash", "rm -rf /"),
+    Probe("mcp__gh__search"),
+    Probe("mcp__gh__other"),
+    Probe("mcp__docs__fetch"),
+    Probe("mcp__docs__do_thing"),
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    tools=st.one_of(st.none(), st.lists(_ENTRIES, max_size=5), _ENTRIES.map(lambda e: e + ", x")),
+    disallowed=st.one_of(st.none(), st.lists(_ENTRIES, max_size=4)),
+    mode=st.sampled_from([None, "default", "plan", "auto-edit", "yolo", "auto", "bubble", "odd"]),
+)
+def test_an_agents_view_decides_as_its_lists_do(
+    tools: object, disallowed: object, mode: str | None
+) -> None:
+    # The check reads an agent's lists once (qwen/semantics.View); every call must be
+    # decided as reading the lists for that call decides it.
+    from agent_roster.codecs.qwen.semantics import decide_data, decide_view, view_of
+
+    data: dict[str, object] = {"tools": tools, "disallowedTools": disallowed}
+    if mode is not None:
+        data["approvalMode"] = mode
+    view = view_of(data)
+    for probe in _PROBES:
+        assert decide_view(view, probe) == decide_data(data, probe), (data, probe)

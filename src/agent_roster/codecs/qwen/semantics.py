@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from functools import lru_cache, partial
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from agent_roster.codecs.base import NativeAgent, Probe
 from agent_roster.codecs.claude import semantics as claude_semantics
@@ -41,10 +41,72 @@ def decide(agent: NativeAgent, probe: Probe) -> PermissionAction:
     text = agent_text(agent)
     if text is None:
         return DENY
-    parsed = _parsed(text, agent.paths[0] if agent.paths else "agent.md")
-    if parsed is None:
+    view = _view(text, agent.paths[0] if agent.paths else "agent.md")
+    if view is None:
         return DENY
-    return decide_data(parsed.data, probe)
+    return decide_view(view, probe)
+
+
+class View(NamedTuple):
+    """A subagent's lists read once for deciding calls (:func:`decide_data`'s reading):
+    the canonical built-ins and the MCP names its ``tools`` list grants (``listed``: it
+    has one), the built-ins and MCP names its ``disallowedTools`` take away, its mode."""
+
+    listed: bool
+    tools: frozenset[str]
+    tools_mcp: frozenset[str]
+    denied: frozenset[str]
+    denied_mcp: frozenset[str]
+    mode: str
+
+
+def view_of(data: dict[str, Any]) -> View:
+    """``data``'s :class:`View`."""
+    tools = tool_list(data.get("tools")) or []
+    disallowed = tool_list(data.get("disallowedTools")) or []
+    plain = [entry for entry in disallowed if not entry.startswith("mcp__")]
+    return View(
+        listed=bool(tools),
+        tools=_canonical(tools),
+        tools_mcp=frozenset(entry for entry in tools if entry.startswith("mcp__")),
+        # A built-in is taken away by its name too (``entry == whole``).
+        denied=_canonical(disallowed) | frozenset(plain),
+        denied_mcp=frozenset(entry for entry in disallowed if entry.startswith("mcp__")),
+        mode=MODES.get(str(data.get("approvalMode") or "default"), "bypassPermissions"),
+    )
+
+
+def _canonical(entries: list[str]) -> frozenset[str]:
+    # The canonical names of the entries that are not MCP names (``_same``).
+    found = (canonical_tool(e.strip()) for e in entries if not e.startswith("mcp__"))
+    return frozenset(name for name in found if name is not None)
+
+
+def decide_view(view: View, probe: Probe) -> PermissionAction:
+    """:func:`decide_data` from the agent's :class:`View` (a property test keeps the two
+    equal): set lookups instead of a pass over both lists per call."""
+    ref = split_ref(probe.tool)
+    if ref.server is not None:
+        name = f"mcp__{ref.server}__{ref.mcp_tool or '*'}"
+        if view.listed and name not in view.tools_mcp:
+            return DENY
+        if name in view.denied_mcp or f"mcp__{ref.server}__*" in view.denied_mcp:
+            return DENY
+        return claude_semantics.mode_decision(view.mode, name)
+    if to_native("qwen", ref.tool) is None:
+        return DENY
+    if view.listed and ref.tool not in view.tools:
+        return DENY
+    if ref.tool in view.denied:
+        return DENY
+    return claude_semantics.mode_decision(view.mode, ref.tool)
+
+
+@lru_cache(maxsize=1024)
+def _view(text: str, path: str) -> View | None:
+    # A render check asks a dozen probes of every agent: read once per content.
+    parsed = _parsed(text, path)
+    return None if parsed is None else view_of(parsed.data)
 
 
 def decide_data(data: dict[str, Any], probe: Probe) -> PermissionAction:
