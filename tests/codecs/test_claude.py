@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from agent_roster.codecs.base import Discovery, LossOutcome, Rendering, Scope
 from agent_roster.codecs.claude.codec import CODEC
-from agent_roster.codecs.claude.semantics import split_tools
+from agent_roster.codecs.claude.semantics import split_by_characters, split_tools
 from agent_roster.codecs.native_md import read_native
 from agent_roster.commands.harness import load_effective
 from agent_roster.model.mcp import McpServer, Transport
@@ -127,32 +127,10 @@ def test_bad_optional_values_warn_and_unknown_keys_are_carried(tmp_path: Path) -
     assert all(not d.is_error for d in found.diagnostics)
 
 
-def _split_char_by_char(value: str) -> list[str]:
-    # Claude Code's splitting as its loop reads (the bundle's tool-list parser): commas and
-    # spaces end a name unless a "(" is open; each name trimmed, empty ones dropped.
-    out: list[str] = []
-    current = ""
-    inside = False
-    for char in value:
-        if char == "(":
-            inside = True
-        elif char == ")":
-            inside = False
-        if char in ", " and not inside:
-            if current.strip():
-                out.append(current.strip())
-            current = ""
-        else:
-            current += char
-    if current.strip():
-        out.append(current.strip())
-    return out
-
-
 @given(st.text(alphabet=st.sampled_from("ab ,()\t\n*_:"), max_size=30) | st.text(max_size=30))
 def test_split_tools_agrees_with_the_loop_on_any_text(value: str) -> None:
     # The fast path for lists without parentheses must split exactly as the loop does.
-    assert split_tools(value) == _split_char_by_char(value)
+    assert split_tools(value) == split_by_characters(value)
 
 
 def test_tools_parsing_follows_claude(tmp_path: Path) -> None:

@@ -15,7 +15,6 @@ so an imported agent leaves nothing unmatched).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from functools import cache, lru_cache
 
@@ -35,6 +34,7 @@ from agent_roster.codecs.tool_names import (
     canonical_tools,
     native_names,
     opencode_key,
+    opencode_mcp_key,
     split_ref,
 )
 from agent_roster.known_tools import DEFAULT_EMBEDDED_COMMANDS
@@ -187,19 +187,13 @@ def check_probes(profile: AgentProfile, embedded: str = "") -> tuple[Probe, ...]
 
 def _mcp_tools_of_key(key: str, servers: Sequence[str]) -> tuple[str, ...]:
     for server in servers:
-        clean = _key_name(server)
-        if key.startswith(clean + "_"):
-            tool = key[len(clean) + 1 :]
+        prefix = opencode_mcp_key(server, "*")[:-1]  # "<server>_", as OpenCode writes it
+        if key.startswith(prefix):
+            tool = key[len(prefix) :]
             if tool and "*" not in tool and "?" not in tool:
                 return (f"mcp__{server}__{tool}",)
             return (f"mcp__{server}__{PROBE_MCP_TOOL}",)
     return ()
-
-
-@lru_cache(maxsize=4096)
-def _key_name(server: str) -> str:
-    # A server's name as OpenCode writes it in a permission key.
-    return re.sub(r"[^a-zA-Z0-9_-]", "_", server)
 
 
 def agent_text(agent: NativeAgent, path: str | None = None) -> str | None:

@@ -47,6 +47,12 @@ def split_tools(value: str) -> list[str]:
     """Claude's list splitting: commas and spaces separate, except inside parentheses."""
     if "(" not in value:  # no parentheses: every comma and space separates
         return [name for name in (piece.strip() for piece in _SEPARATOR.split(value)) if name]
+    return split_by_characters(value)
+
+
+def split_by_characters(value: str) -> list[str]:
+    """:func:`split_tools` character by character, as Claude Code's loop reads a list (the
+    reference its shortcut is tested against)."""
     out: list[str] = []
     current = ""
     depth = False
