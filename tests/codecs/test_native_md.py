@@ -7,7 +7,16 @@ from typing import Any
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
-from agent_roster.codecs.native_md import Tailed, _full_dump, dump_yaml, entry_lines
+from agent_roster.codecs.native_md import (
+    Tailed,
+    _full_dump,
+    dump_yaml,
+    entry_lines,
+    read_native,
+    read_written,
+    remembering_written,
+    write_native,
+)
 
 _scalars = st.one_of(
     st.text(max_size=12),
@@ -71,3 +80,53 @@ def test_tailed_mapping_at_the_wrong_indent_falls_back() -> None:
 )
 def test_plain_strings_are_written_as_pyyaml_writes_them(text: str) -> None:
     assert dump_yaml({"k": text, text: 1}) == _full_dump({"k": text, text: 1})
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    data=st.dictionaries(_keys, _values, min_size=1, max_size=6),
+    tail=st.dictionaries(_keys, _scalars, max_size=4),
+    prompt=st.text(max_size=40) | st.sampled_from(["", "---", "x\n---\ny", "a\r", "\r\n"]),
+)
+@example(data={"a": "---", "---": 1, "b": "x\n---\ny"}, tail={}, prompt="")
+def test_a_written_file_reads_back_as_the_data_it_was_written_from(
+    data: dict[str, Any], tail: dict[str, Any], prompt: str
+) -> None:
+    # The render check takes what write_native was given for what a parse would find
+    # (read_written): the two must be the same for every file it writes.
+    assume(not any(isinstance(v, float) and v != v for v in _leaves(data) + list(tail.values())))
+    tail = {k: v for k, v in tail.items() if k not in data}
+    lines = entry_lines(tail, "  ") if tail else None
+    if lines is not None:
+        data = {**data, "permission": Tailed({}, "\n".join(lines), "  ", lambda: tail)}
+        data = {k: v for k, v in data.items() if k != "permission" or v is not None}
+    text = write_native(data, prompt)
+    parsed = read_native(text, "x.md", [])
+    with remembering_written():
+        written = write_native(data, prompt)
+        kept = read_written(written, "x.md", [])
+    assert written == text
+    assert kept.key_marks == {}  # taken from what was written, not parsed
+    assert parsed is not None and kept is not None
+    assert kept.data == parsed.data
+    assert (kept.body, kept.body_line, kept.head, kept.has_frontmatter) == (
+        parsed.body,
+        parsed.body_line,
+        parsed.head,
+        parsed.has_frontmatter,
+    )
+
+
+def _leaves(value: Any) -> list[Any]:
+    if isinstance(value, dict):
+        return [leaf for v in value.values() for leaf in _leaves(v)]
+    if isinstance(value, list):
+        return [leaf for v in value for leaf in _leaves(v)]
+    return [value]
+
+
+def test_read_written_parses_a_text_it_did_not_write() -> None:
+    with remembering_written():
+        write_native({"name": "a"}, "body")
+        doc = read_written("---\nname: b\n---\n\nbody\n", "x.md", [])
+    assert doc is not None and doc.data == {"name": "b"}

@@ -12,13 +12,9 @@ import yaml
 
 from agent_roster.codecs.base import Discovery, Rendering, RenderRequest, Roots, Scope
 from agent_roster.codecs.opencode.codec import CODEC
-from agent_roster.codecs.opencode.rules import (
-    OPENCODE_BASELINE,
-    first_difference,
-    render_rules,
-    strip_scoping,
-)
+from agent_roster.codecs.opencode.rules import OPENCODE_BASELINE, first_difference, render_rules
 from agent_roster.codecs.opencode.schema import KNOWN_KEYS
+from agent_roster.codecs.opencode.scoping import strip_scoping
 from agent_roster.codecs.permissions import effective_rules
 from agent_roster.commands.harness import load_effective
 from agent_roster.model.mcp import McpServer, Transport

@@ -31,6 +31,7 @@ from agent_roster.codecs.base import (
     RenderRequest,
 )
 from agent_roster.codecs.narrowing import Narrowed, keys_widened_whole, narrow
+from agent_roster.codecs.native_md import remembering_written
 from agent_roster.codecs.permissions import effective_rules, remembering_rules
 from agent_roster.codecs.semantics import canonical, check_probes, probe_key, wider
 from agent_roster.diagnostics import Diagnostic, make
@@ -130,6 +131,13 @@ def widenings(
 
 
 def render_guarded(codec: Codec, request: RenderRequest, existing: ReadExisting) -> Rendering:
+    """:func:`_render_guarded`, the check reading each file the codec wrote from the
+    frontmatter it was written from (``native_md.read_written``), not by parsing it back."""
+    with remembering_written():
+        return _render_guarded(codec, request, existing)
+
+
+def _render_guarded(codec: Codec, request: RenderRequest, existing: ReadExisting) -> Rendering:
     """``codec.render``, with every agent the target would let do more than its profile
     refused (or, under ``allow_widening``, reported as widened). An agent that widens only
     because the target cannot decide a tool by argument is written with that tool decided

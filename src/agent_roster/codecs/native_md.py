@@ -7,8 +7,10 @@ them, and report problems with positions in the ``validate`` shape.
 
 from __future__ import annotations
 
+import contextlib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from typing import Any, NamedTuple
 
 import yaml
@@ -235,7 +237,7 @@ def dump_yaml(data: dict[str, Any]) -> str:
     strings (harness loaders differ on folded scalars). The text is exactly what PyYAML's
     safe dumper writes (a property test holds the two equal)."""
     fast = _Emitter().document(data)
-    return fast if fast is not None else _full_dump(_expanded(data))
+    return fast if fast is not None else _full_dump(expanded(data))
 
 
 class Tailed(NamedTuple):
@@ -249,6 +251,9 @@ class Tailed(NamedTuple):
     text: str
     indent: str
     entries: Callable[[], dict[str, Any]]
+    #: What the entries were laid out from, for a reader that can use it as it is (the
+    #: OpenCode check reads an agent's scoping denies without a map of them).
+    source: object = None
 
 
 def entry_lines(data: dict[str, Any], indent: str) -> list[str] | None:
@@ -258,12 +263,22 @@ def entry_lines(data: dict[str, Any], indent: str) -> list[str] | None:
     return emitter.lines if emitter.mapping(data, indent) else None
 
 
-def _expanded(data: Any) -> Any:
+def expanded(data: Any) -> Any:
+    """``data`` with every :class:`Tailed` value merged in; a mapping holding none is
+    returned as it is."""
     if type(data) is Tailed:
-        return {**_expanded(data.head), **data.entries()}
+        return {**expanded(data.head), **data.entries()}
     if type(data) is dict:
-        return {key: _expanded(value) for key, value in data.items()}
+        nested = [key for key, value in data.items() if type(value) in _NESTED]
+        if nested:
+            copy = dict(data)
+            for key in nested:
+                copy[key] = expanded(data[key])
+            return copy
     return data
+
+
+_NESTED = (dict, Tailed)
 
 
 #: Plain scalars the YAML 1.2 core schema (every harness's loader, and ours) reads as a
@@ -413,7 +428,59 @@ def write_native(data: dict[str, Any], prompt: str) -> str:
     if not data:
         return f"{prompt}{end}"
     head = f"---\n{dump_yaml(data)}---\n"
-    return f"{head}\n{prompt}{end}" if prompt else head
+    text = f"{head}\n{prompt}{end}" if prompt else head
+    emitted = _EMITTED.get()
+    if emitted is not None:
+        emitted[text] = (data, len(head))
+    return text
+
+
+#: The files :func:`write_native` wrote while :func:`remembering_written` holds, with the
+#: frontmatter each was written from and where its body starts.
+_EMITTED: ContextVar[dict[str, tuple[dict[str, Any], int]] | None]
+_EMITTED = ContextVar("roster_written_frontmatter", default=None)
+
+
+@contextlib.contextmanager
+def remembering_written() -> Iterator[None]:
+    """Within this block, :func:`read_written` knows the frontmatter of every file
+    :func:`write_native` writes, so a render's check reads what the codec wrote without
+    parsing it back (an OpenCode agent's map can hold a thousand keys)."""
+    token = _EMITTED.set({})
+    try:
+        yield
+    finally:
+        _EMITTED.reset(token)
+
+
+def read_written(
+    text: str,
+    path: str,
+    out: list[Diagnostic],
+    recovery: Recovery | None = None,
+    *,
+    tailed: bool = False,
+) -> NativeDocument | None:
+    """:func:`read_native_recovering` of ``text``; when :func:`write_native` wrote exactly
+    this text within :func:`remembering_written`, the mapping it was written from instead.
+    The two are the same: ``dump_yaml`` is PyYAML's safe dump, which the YAML 1.2 loader
+    reads back as written (a property test holds ``read_native`` of every written file
+    equal to its data), and a file written from valid YAML needs no harness repair.
+    ``tailed``: a :class:`Tailed` value stays as it is, for a caller that reads its head
+    and source rather than the merged mapping."""
+    emitted = _EMITTED.get()
+    kept = None if emitted is None else emitted.get(text)
+    if kept is None:
+        return read_native_recovering(text, path, out, recovery)
+    data, start = kept
+    return NativeDocument(
+        data if tailed else expanded(data),
+        text[start:],
+        text.count("\n", 0, start) + 1,
+        True,
+        {},
+        text[:start],
+    )
 
 
 def harness_diagnostic(

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from functools import cache, lru_cache
 
 from agent_roster.codecs.base import NativeAgent, Probe
-from agent_roster.codecs.native_md import NativeDocument, read_native
+from agent_roster.codecs.native_md import NativeDocument, read_written
 from agent_roster.codecs.permissions import (
     ALIASES,
     SECONDARY,
@@ -207,4 +207,4 @@ def agent_document(text: str, path: str) -> NativeDocument | None:
     """``read_native`` of an agent file, once per content: a render check asks a dozen
     probes of every agent, each of which would otherwise parse its frontmatter again.
     Callers only read the result."""
-    return read_native(text, path, [])
+    return read_written(text, path, [])

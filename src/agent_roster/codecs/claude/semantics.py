@@ -26,7 +26,7 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 
 from agent_roster.codecs.base import NativeAgent, Probe
-from agent_roster.codecs.native_md import read_native_recovering
+from agent_roster.codecs.native_md import read_written
 from agent_roster.codecs.semantics import ALLOW, ASK, DENY, agent_text
 from agent_roster.codecs.tool_names import opencode_key, split_ref
 from agent_roster.known_tools import (
@@ -209,7 +209,7 @@ def _agent_data(text: str, path: str) -> dict[str, Any] | None:
     # only read the mapping).
     from agent_roster.codecs.claude.read import RECOVERY  # read imports this module
 
-    doc = read_native_recovering(text, path, [], RECOVERY)
+    doc = read_written(text, path, [], RECOVERY)
     if doc is None or not doc.has_frontmatter:
         return None
     data = doc.data

@@ -36,12 +36,7 @@ from agent_roster.codecs.native_md import (
 from agent_roster.codecs.opencode.flavor import OPENCODE, REFERENCE, Flavor, header_references
 from agent_roster.codecs.opencode.js import JsoncError, js_type, jsify, load_jsonc, merge_deep
 from agent_roster.codecs.opencode.mcp import import_server
-from agent_roster.codecs.opencode.rules import (
-    OPENCODE_BASELINE,
-    SPARE_BASELINE,
-    strip_scoping,
-    writable,
-)
+from agent_roster.codecs.opencode.rules import OPENCODE_BASELINE, SPARE_BASELINE, writable
 from agent_roster.codecs.opencode.schema import (
     KNOWN_KEYS,
     check_agent,
@@ -49,6 +44,7 @@ from agent_roster.codecs.opencode.schema import (
     permission_map,
     split_model,
 )
+from agent_roster.codecs.opencode.scoping import strip_scoping
 from agent_roster.codecs.permissions import rules_from_config
 from agent_roster.codecs.prompt import import_body
 from agent_roster.codecs.unloaded import report_not_loaded

@@ -35,7 +35,7 @@ from agent_roster.codecs.opencode.flavor import OPENCODE, REFERENCE, Flavor
 from agent_roster.codecs.opencode.js import JsoncError, load_jsonc
 from agent_roster.codecs.opencode.mcp import order_servers, render_server
 from agent_roster.codecs.opencode.read import read_text
-from agent_roster.codecs.opencode.rules import ScopingTail, render_rules, scoping_key
+from agent_roster.codecs.opencode.rules import render_rules
 from agent_roster.codecs.opencode.schema import (
     KNOWN_KEYS,
     MODES,
@@ -43,6 +43,7 @@ from agent_roster.codecs.opencode.schema import (
     check_color,
     infer_provider,
 )
+from agent_roster.codecs.opencode.scoping import ScopingTail, scoping_key
 from agent_roster.codecs.prompt import render_prompt
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.profile import AgentProfile
@@ -418,7 +419,7 @@ def _tailed(head: dict[str, Any], tail: ScopingTail) -> Any:
         return {**head, **dict.fromkeys((r.permission for r in tail.rules), "deny")}
     text = "\n".join(itertools.chain.from_iterable(tail.pieces(lines)))
     return Tailed(
-        head, text, "  ", lambda: dict.fromkeys((r.permission for r in tail.rules), "deny")
+        head, text, "  ", lambda: dict.fromkeys((r.permission for r in tail.rules), "deny"), tail
     )
 
 

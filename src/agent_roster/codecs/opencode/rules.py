@@ -9,13 +9,18 @@ first as grouped, then with dead rules left out; otherwise the profile is refuse
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterator, Sequence
-from functools import lru_cache
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, NamedTuple
 
 from agent_roster.codecs.opencode.js import is_array_index
 from agent_roster.codecs.opencode.schema import ACTION_ONLY
+from agent_roster.codecs.opencode.scoping import (
+    ScopingTail,
+    own_keys,
+    scoping_block,
+    scoping_tail,
+    strip_end,
+)
 from agent_roster.codecs.permissions import (
     RuleIndex,
     SourcedRule,
@@ -25,11 +30,10 @@ from agent_roster.codecs.permissions import (
     rules_to_config,
     wildcard_match,
 )
-from agent_roster.codecs.tool_names import canonical_tools, opencode_mcp_key, split_ref, to_native
+from agent_roster.codecs.tool_names import canonical_tools, split_ref, to_native
 from agent_roster.model.profile import AgentProfile, PermissionAction, PermissionRule
 
 _PROBE_HOME = "/home/roster-probe"
-T = TypeVar("T")
 #: OpenCode's first built-in rule for every agent (docs/codecs/permissions.md §1.3): what
 #: no rule restricts is allowed. Import writes it as the agent's first rule (its default,
 #: made explicit); render leaves a rule list's leading copy out, as OpenCode adds it itself
@@ -60,121 +64,6 @@ class RenderedRules(NamedTuple):
     losses: tuple[RuleLoss, ...]
     problem: str
     tail: ScopingTail | None = None
-
-
-def scoping_key(server: str) -> str:
-    """The permission key that covers every tool of ``server`` (``<server>_*``)."""
-    return opencode_mcp_key(server, "*")
-
-
-class _Block(NamedTuple):
-    """What every agent of one render shares about the ``mcp`` block: each server's
-    scoping key, position and deny rule, which keys hide which, and the key → server map
-    import uses. Built once per block, not once per agent: with hundreds of servers, an
-    agent's work must grow with the servers *it* uses, not with the block."""
-
-    servers: tuple[str, ...]
-    keys: dict[str, str]  # server -> scoping key
-    position: dict[str, int]  # server -> index in ``servers``
-    rules: tuple[PermissionRule, ...]  # the scoping deny of each server, block order
-    hides: dict[str, tuple[str, ...]]  # server -> other servers' keys its key also covers
-    hidden_by: dict[str, tuple[str, ...]]  # key -> servers whose key also covers it
-    servers_by_key: dict[str, str]
-    #: No two servers share a scoping key (names differing only in characters OpenCode
-    #: replaces by ``_``); only then is every unused server's deny a key of its own.
-    distinct: bool
-
-
-@lru_cache(maxsize=16)  # one block per render; a daemon renders few distinct blocks
-def _block(servers: tuple[str, ...]) -> _Block:
-    keys = {server: scoping_key(server) for server in servers}
-    rules = tuple(
-        PermissionRule(permission=keys[server], action=PermissionAction.DENY) for server in servers
-    )
-    hides = {
-        server: tuple(
-            sorted(other for other in keys.values() if other != key and other.startswith(key[:-1]))
-        )
-        for server, key in keys.items()
-    }
-    hidden_by: dict[str, list[str]] = {}
-    for server, covered in hides.items():
-        for key in covered:
-            hidden_by.setdefault(key, []).append(server)
-    return _Block(
-        servers=servers,
-        keys=keys,
-        position={server: i for i, server in enumerate(servers)},
-        rules=rules,
-        hides=hides,
-        hidden_by={key: tuple(found) for key, found in hidden_by.items()},
-        servers_by_key={key: server for server, key in keys.items()},
-        distinct=len(set(keys.values())) == len(keys),
-    )
-
-
-class ScopingTail(NamedTuple):
-    """The ``<server>_*: deny`` rules ending one agent's map: every server of the block
-    except those at ``skip`` (ascending positions), in block order."""
-
-    block: _Block
-    skip: tuple[int, ...]
-
-    def pieces(self, items: Sequence[T]) -> list[Sequence[T]]:
-        """``items`` (one per block server, block order) cut into the runs between the
-        skipped positions: k slices for an agent using k servers, however many exist."""
-        out: list[Sequence[T]] = []
-        start = 0
-        for position in self.skip:
-            if position > start:
-                out.append(items[start:position])
-            start = position + 1
-        if start < len(items):
-            out.append(items[start:])
-        return out
-
-    @property
-    def rules(self) -> tuple[PermissionRule, ...]:
-        if not self.skip:
-            return self.block.rules
-        return tuple(itertools.chain.from_iterable(self.pieces(self.block.rules)))
-
-    @property
-    def servers(self) -> tuple[str, ...]:
-        return tuple(itertools.chain.from_iterable(self.pieces(self.block.servers)))
-
-    @property
-    def size(self) -> int:
-        return len(self.block.servers) - len(self.skip)
-
-
-def _scoping(profile: AgentProfile, block: _Block) -> ScopingTail | str:
-    """The scoping denies ``profile`` needs, or why they cannot be written: a deny whose
-    key also covers a server the agent uses would hide that server too."""
-    used_servers = profile.mcp_servers
-    skip = tuple(sorted(block.position[s] for s in set(used_servers) if s in block.position))
-    tail = ScopingTail(block, skip)
-    if not used_servers:
-        return tail
-    used = {scoping_key(s) for s in used_servers}
-    # Only a server whose key covers a used key can clash: look those up from the used
-    # keys instead of testing every server of the block.
-    candidates = {s for u in used for s in block.hidden_by.get(u, ())}
-    if any(u not in block.servers_by_key for u in used):  # used, but outside the block
-        candidates.update(
-            server
-            for server, key in block.keys.items()
-            if any(u != key and u.startswith(key[:-1]) for u in used)
-        )
-    for server in sorted(candidates - set(used_servers), key=block.position.__getitem__):
-        key = block.keys[server]
-        hidden = block.hides[server]
-        clash = [u for u in hidden if u in used] if hidden else []
-        if not clash and any(u not in block.servers_by_key for u in used):
-            clash = sorted(u for u in used if u != key and u.startswith(key[:-1]))
-        if clash:
-            return f"hiding server {server!r} with {key!r} would also hide {clash[0]!r}"
-    return tail
 
 
 def _tool_losses(profile: AgentProfile, sourced: list[SourcedRule]) -> list[RuleLoss]:
@@ -382,8 +271,8 @@ def render_rules(
                 else "OpenCode's default; nothing written"
             )
             losses.append(RuleLoss(field, "translated", detail))
-    block = _block(tuple(block_servers))
-    scoping = _scoping(profile, block)
+    block = scoping_block(tuple(block_servers))
+    scoping = scoping_tail(profile, block)
     if isinstance(scoping, str):
         return RenderedRules(None, (), (), tuple(losses), scoping)
     # Action-only keys cannot carry patterns: an allow is dropped (narrower), the rest
@@ -410,7 +299,7 @@ def render_rules(
     # suffix is written as it is: a tenth of the rules of an agent in a vault with hundreds
     # of servers. Otherwise (rare) every rule goes through grouping.
     head = kept
-    if tail is not None and not _own_keys(kept, tail):
+    if tail is not None and not own_keys(kept, tail):
         head, tail = [*kept, *tail.rules], None
     written = len(head)
     # A rule for every call (``*`` with pattern ``*``) overrides all rules before it; they
@@ -451,13 +340,13 @@ def render_rules(
             # wholly, and the stripping may go on into the head), the rest its servers.
             if tail is None:
                 back = back_head
-                end, hidden = _strip_end(back, block)
+                end, hidden = strip_end(back, block)
                 moved = [s for s in block.servers if s in profile.mcp_servers] != [
                     s for s in block.servers if s not in hidden
                 ]
             else:
                 back = (*back_head, *tail.rules)
-                end, hidden = _strip_end(back_head, block)
+                end, hidden = strip_end(back_head, block)
                 moved = any(s in hidden for s in profile.mcp_servers if s in block.position)
             stripped = back[:end]
             if baseline:
@@ -491,39 +380,3 @@ def render_rules(
         if probe
         else "the rules cannot be written as one permission object",
     )
-
-
-def _own_keys(head: Sequence[PermissionRule], tail: ScopingTail) -> bool:
-    """Whether each scoping deny in ``tail`` has a key no other rule uses."""
-    if not tail.block.distinct:
-        return False
-    skipped = {tail.block.servers[i] for i in tail.skip}
-    for rule in head:
-        server = tail.block.servers_by_key.get(rule.permission)
-        if server is not None and server not in skipped:
-            return False
-    return True
-
-
-def _strip_end(rules: Sequence[PermissionRule], block: _Block) -> tuple[int, set[str]]:
-    # Where the trailing whole-server denies start, and the servers they hide.
-    keys = block.servers_by_key
-    hidden: set[str] = set()
-    end = len(rules)
-    while end > 0:
-        rule = rules[end - 1]
-        server = keys.get(rule.permission)
-        if server is None or rule.pattern != "*" or rule.action is not PermissionAction.DENY:
-            break
-        hidden.add(server)
-        end -= 1
-    return end, hidden
-
-
-def strip_scoping(
-    rules: Sequence[PermissionRule], servers: Sequence[str]
-) -> tuple[tuple[PermissionRule, ...], tuple[str, ...]]:
-    """Import: the trailing ``<server>_*: deny`` rules render adds, removed; returns the
-    remaining rules and the servers the agent keeps (block order)."""
-    end, hidden = _strip_end(rules, _block(tuple(servers)))
-    return tuple(rules[:end]), tuple(s for s in servers if s not in hidden)

@@ -15,11 +15,12 @@ from functools import lru_cache
 from typing import Any
 
 from agent_roster.codecs.base import NativeAgent, Probe, Scope
-from agent_roster.codecs.native_md import read_native_recovering
+from agent_roster.codecs.native_md import Tailed, expanded, read_written
 from agent_roster.codecs.opencode.flavor import KILO, OPENCODE, Flavor
 from agent_roster.codecs.opencode.js import JsoncError, load_jsonc, merge_deep
 from agent_roster.codecs.opencode.read import RECOVERY
 from agent_roster.codecs.opencode.schema import agent_permission, check_agent, permission_map
+from agent_roster.codecs.opencode.scoping import ScopingTail
 from agent_roster.codecs.permissions import (
     RuleIndex,
     expand_home,
@@ -102,7 +103,7 @@ def agent_rules(agent: NativeAgent, flavor: Flavor = OPENCODE) -> tuple[Permissi
     if layer is None:
         return None
     try:
-        return rules_from_config(layer.permission)
+        return rules_from_config(layer.whole())
     except UsageError:
         return None
 
@@ -123,10 +124,12 @@ class AgentLayer:
     rendered agent holds a scoping deny for every other server, hundreds of keys, and a
     render check asks a dozen calls of each agent, once."""
 
-    __slots__ = ("ends", "globs", "permission", "rules")
+    __slots__ = ("ends", "globs", "permission", "rules", "tail")
 
-    def __init__(self, permission: dict[str, Any]) -> None:
+    def __init__(self, permission: dict[str, Any], tail: ScopingTail | None = None) -> None:
+        #: The map, or with ``tail`` the part of it before the scoping denies that end it.
         self.permission = permission
+        self.tail = tail
         #: Where a ``<prefix>*`` key could end a called key's prefix: one less than each
         #: length the map's keys have (worked out at the first call).
         self.ends: list[int] | None = None
@@ -138,17 +141,25 @@ class AgentLayer:
         if "\\" in joined or joined.count("\n") != max(len(permission) - 1, 0):
             # A key with "\\" matches by normalised text, one with a line break would not
             # be one line: such a (hand-written) map is decided rule by rule.
-            self.rules = RuleIndex(rules_from_config(permission))
+            self.rules = RuleIndex(rules_from_config(self.whole()))
         else:
             self.globs = _globs(joined)
+
+    def whole(self) -> dict[str, Any]:
+        """The agent's whole permission map, scoping denies included."""
+        if self.tail is None:
+            return self.permission
+        return {**self.permission, **dict.fromkeys((r.permission for r in self.tail.rules), "deny")}
 
     def decide(self, key: str, argument: str) -> PermissionAction | None:
         """The action of the last of the map's rules matching the call, or ``None`` when
         none does (the config layers and defaults decide)."""
         if self.rules is not None or "\\" in key:
-            index = self.rules or RuleIndex(rules_from_config(self.permission))
+            index = self.rules or RuleIndex(rules_from_config(self.whole()))
             action, position = index.decide(key, argument)
             return None if position is None else action
+        if self.tail is not None and self.tail.denies(key):
+            return _ACTIONS["deny"]  # the map's last rules: the last match is one of them
         permission = self.permission
         found = [key] if key in permission and key_kind(key)[0] == "exact" else []
         ends = self.ends
@@ -219,15 +230,31 @@ def _agent_layer(text: str, path: str, codec: str) -> AgentLayer | None:
     # Keyed by the flavor's name: a Flavor holds a mapping, which is not hashable.
     flavor = KILO if codec == KILO.codec else OPENCODE
     recovery = RECOVERY if flavor is OPENCODE else RECOVERY._replace(harness=flavor.label)
-    doc = read_native_recovering(text, path, [], recovery)
+    doc = read_written(text, path, [], recovery, tailed=True)
     if doc is None:
         # Kilo loads such a file as an agent with no settings: only the defaults decide.
         return AgentLayer({}) if flavor.unparsed_is_prompt else None
     entry = dict(doc.data)
+    tail = None
+    permission = entry.get("permission")
+    if type(permission) is Tailed:
+        # A map this render wrote: its head, then the scoping denies, which are decided
+        # from the tail they were written from (valid keys and actions, the map's last,
+        # none of them a key of the head) unless a tools map folded in first could move
+        # one of them up, or a key is one only the whole map decides.
+        source = permission.source
+        if (
+            type(source) is ScopingTail
+            and source.block.prefixes is not None
+            and not entry.get("tools")
+        ):
+            entry["permission"], tail = permission.head, source
+        else:
+            entry["permission"] = expanded(permission)
     if check_agent(entry, flavor.extra_keys) or entry.get("disable") is True:
         return None
     # check_agent passed: every value is an action or a map of patterns to actions.
-    return AgentLayer(agent_permission(entry))
+    return AgentLayer(agent_permission(entry), tail)
 
 
 def key_of(probe: Probe) -> str | None:

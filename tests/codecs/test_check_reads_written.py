@@ -1,0 +1,89 @@
+"""The render check reads what a codec wrote from the frontmatter it was written from
+(``native_md.read_written``), and an OpenCode agent's scoping denies from the tail they
+were laid out from: both must decide exactly as parsing the written files does."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from agent_roster.codecs import codec_names, guard
+from agent_roster.codecs.opencode.scoping import ScopingTail, scoping_block
+from agent_roster.codecs.opencode.semantics import AgentLayer
+from agent_roster.codecs.permissions import key_kind, rules_to_config
+from agent_roster.commands.harness import render_agents
+from agent_roster.model.profile import PermissionAction, PermissionRule
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+import vaultgen
+
+_SERVERS = ["gh", "gh_x", "gh-x", "docs", "docs2", "a.b", "a_b", "sql", "s", "w*", "q?", "b\\s"]
+
+
+@pytest.mark.parametrize("shape", ["warnings", "many-servers"])
+def test_the_check_decides_as_parsing_the_written_files_does(
+    shape: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault = tmp_path / "vault"
+    vaultgen.generate(vault, profiles=120, servers=40, projects=2, shape=shape, seed=3)
+    harnesses = list(codec_names())
+    fast = render_agents(vault, harnesses, out=tmp_path / "fast", dry_run=True)
+    # The same render with nothing remembered: every check parses the text it reads.
+    monkeypatch.setattr(guard, "remembering_written", contextlib.nullcontext)
+    parsed = render_agents(vault, harnesses, out=tmp_path / "parsed", dry_run=True)
+    assert fast.losses == parsed.losses
+    assert fast.diagnostics == parsed.diagnostics
+    assert [(f.harness, f.status) for f in fast.files] == [
+        (f.harness, f.status) for f in parsed.files
+    ]
+    # The vault is one where the check matters: agents are narrowed or refused.
+    assert any(loss.outcome.value in ("refused", "translated") for loss in fast.losses)
+
+
+_ACTIONS = list(PermissionAction)
+_CALLED = ["gh_issue", "gh_x_y", "gh-x_y", "docs_search", "docs2_a", "a_b_c", "s_q", "sql_"]
+_CALLED += ["bash", "w*_z", "w__z", "q?_z", "b\\s_z", "b_s_z", "x", "gh_", "a.b_c"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    servers=st.lists(st.sampled_from(_SERVERS), min_size=1, max_size=8, unique=True),
+    used=st.sets(st.integers(0, 7), max_size=3),
+    head=st.lists(
+        st.tuples(
+            st.sampled_from(["*", "bash", "gh_*", "gh_issue", "docs_search", "sql_*", "g*", "x"]),
+            st.sampled_from(["*", "git *", "secret*"]),
+            st.sampled_from(_ACTIONS),
+        ),
+        max_size=6,
+    ),
+    key=st.sampled_from(_CALLED),
+    argument=st.sampled_from(["*", "git push", "secret.txt", "other"]),
+)
+def test_an_agent_with_its_scoping_tail_decides_as_its_whole_map(
+    servers: list[str],
+    used: set[int],
+    head: list[tuple[str, str, PermissionAction]],
+    key: str,
+    argument: str,
+) -> None:
+    block = scoping_block(tuple(servers))
+    plain = all(key_kind(k) == ("prefix", k[:-1]) and "\\" not in k for k in block.keys.values())
+    # A server whose key is not a plain prefix: the check reads that map whole.
+    assert (block.prefixes is not None) is plain
+    assume(plain)
+    tail = ScopingTail(block, tuple(sorted(i for i in used if i < len(servers))))
+    permission = rules_to_config(
+        [PermissionRule(permission=k, pattern=p, action=a) for k, p, a in head]
+    )
+    tail_keys = {rule.permission for rule in tail.rules}
+    assume(not tail_keys & permission.keys())  # a tail's keys are its own (Tailed)
+    whole = {**permission, **{rule.permission: "deny" for rule in tail.rules}}
+    expected = AgentLayer(whole).decide(key, argument)
+    assert AgentLayer(permission, tail).decide(key, argument) == expected
+    assert AgentLayer(permission, tail).whole() == whole
