@@ -106,8 +106,8 @@ def test_a_written_file_reads_back_as_the_data_it_was_written_from(
         written = write_native(data, prompt)
         kept = read_written(written, "x.md", [])
     assert written == text
-    assert kept.key_marks == {}  # taken from what was written, not parsed
     assert parsed is not None and kept is not None
+    assert kept.key_marks == {}  # taken from what was written, not parsed
     assert kept.data == parsed.data
     assert (kept.body, kept.body_line, kept.head, kept.has_frontmatter) == (
         parsed.body,
