@@ -18,7 +18,8 @@ servers they use. Then, with a warm page cache, repeated
   this process into a fresh folder: loading and parsing the vault, merging, rendering and
   writing every file;
 * **ours, CLI** — ``roster --vault V render --to claude --to opencode --out DIR`` as a
-  subprocess (interpreter start-up and printing one line per file included).
+  subprocess (interpreter start-up and printing its report included: its first 20 files
+  and 40 kinds of loss, and how many more there are, as a terminal user sees it).
 
 Both sides must write one agent file per profile and target (``.claude/agents/*.md``,
 ``.opencode/agent[s]/*.md``, counted on disk after every run): a baseline that silently

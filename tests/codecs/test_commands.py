@@ -451,6 +451,38 @@ def test_render_prints_each_loss_once_with_its_profiles(
     assert out.rstrip().endswith("(--json lists every profile of every loss)")
 
 
+def test_a_large_render_prints_a_screenful_and_verbose_prints_every_line(
+    vault: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agent_roster.cli import harness_commands, output
+
+    add_copies(vault, 6)
+    monkeypatch.setattr(harness_commands, "LOSS_GROUPS_SHOWN", 3)
+    harnesses = ["--to", "claude", "--to", "opencode"]
+    base = ("--vault", str(vault), "render", *harnesses)
+    code, out, _ = run(capsys, *base, "--out", str(tmp_path / "a"))
+    report = render_agents(vault, ["claude", "opencode"], out=tmp_path / "c")
+    assert code == 0 and len(report.files) > output.LINES_SHOWN
+    lines = out.splitlines()
+    listed = [line for line in lines if line.startswith("created")]
+    assert len(listed) == output.LINES_SHOWN
+    more = len(report.files) - output.LINES_SHOWN
+    assert f"... and {more:,} more files (--verbose lists each one)" in lines
+    assert f"{len(report.files):,} created" in lines
+    kinds = {(loss.outcome.value, loss.field, loss.detail) for loss in report.losses}
+    assert len(kinds) > 3
+    shown = [line for line in lines if line.split(" ", 1)[0] in {"dropped", "translated"}]
+    assert len(shown) == 3
+    assert any(line.startswith(f"... and {len(kinds) - 3:,} more kinds of loss") for line in lines)
+    # --verbose: every file and every kind of loss, as a small render prints them.
+    code, out, _ = run(capsys, *base, "--dry-run", "--verbose", "--out", str(tmp_path / "b"))
+    lines = out.splitlines()
+    assert len([line for line in lines if line.startswith("would be created")]) == len(report.files)
+    shown = [line for line in lines if line.split(" ", 1)[0] in {"dropped", "translated"}]
+    assert len(shown) == len(kinds)
+    assert not any("more files" in line or "more kinds" in line for line in lines)
+
+
 def test_render_names_the_vaults_embedded_server(vault: Path, tmp_path: Path) -> None:
     # Bare command names are written under the name roster.toml gives roster's own server.
     config = vault / "roster.toml"

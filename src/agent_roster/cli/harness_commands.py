@@ -24,28 +24,53 @@ def _harness_choice() -> click.Choice[str]:
 
 #: Profile names shown per group of identical losses before "and N more".
 LOSS_NAMES_SHOWN = 5
+#: Kinds of loss listed before the rest are counted (``--verbose`` lists every kind).
+LOSS_GROUPS_SHOWN = 40
 
 
-def _print_losses(losses: Sequence[Loss]) -> None:
+def _print_losses(losses: Sequence[Loss], *, verbose: bool = False) -> None:
     """Each distinct loss once (outcome, field, what happened), with the profiles it
     applies to: a render of many profiles repeats the same few losses for each of them.
-    ``--json`` lists every loss separately."""
+    Past a screenful of such lines the rest are counted, unless ``verbose``; ``--json``
+    lists every loss separately."""
     groups: dict[tuple[str, str, str], list[str]] = {}
     for loss in losses:
         groups.setdefault((loss.outcome.value, loss.field, loss.detail), []).append(loss.profile)
+    shown_groups = list(groups.items())
+    if not verbose and len(shown_groups) > LOSS_GROUPS_SHOWN:
+        shown_groups = shown_groups[:LOSS_GROUPS_SHOWN]
     lines = []
     cut = False
-    for (outcome, field, detail), profiles in groups.items():
+    for (outcome, field, detail), profiles in shown_groups:
         names = list(dict.fromkeys(profiles))
         shown = ", ".join(names[:LOSS_NAMES_SHOWN])
         if len(names) > LOSS_NAMES_SHOWN:
             shown += f" and {len(names) - LOSS_NAMES_SHOWN:,} more"
             cut = True
         lines.append(f"{outcome:<10} {field}: {detail} [{shown}]")
-    if cut:
+    if len(shown_groups) < len(groups):
+        rest = list(groups.values())[len(shown_groups) :]
+        count = sum(len(profiles) for profiles in rest)
+        lines.append(
+            f"... and {len(rest):,} more kinds of loss ({count:,} losses; --verbose lists "
+            "each kind)"
+        )
+    if cut or len(shown_groups) < len(groups):
         lines.append("(--json lists every profile of every loss)")
     if lines:  # one write: a large render has hundreds of groups
         output.echo("\n".join(lines))
+
+
+def _file_lines(lines: list[str], statuses: Sequence[str], *, verbose: bool) -> list[str]:
+    """The per-file lines of a render or import, capped at a screenful unless ``verbose``,
+    with how many files each status has when some are not listed."""
+    capped = output.capped_lines([line.rstrip("\n") for line in lines], "files", verbose=verbose)
+    if len(capped) < len(lines):
+        counts: dict[str, int] = {}
+        for status in statuses:
+            counts[status] = counts.get(status, 0) + 1
+        capped.append("; ".join(f"{count:,} {status}" for status, count in counts.items()))
+    return capped
 
 
 @click.command()
@@ -147,9 +172,11 @@ def import_(
 
     def text() -> None:
         verb = "would be " if dry_run else ""
-        for item in report.files:
-            output.echo(f"{verb}{item.status:<11} {item.kind:<10} {item.path}")
-        _print_losses(report.losses)
+        lines = [f"{verb}{item.status:<11} {item.kind:<10} {item.path}" for item in report.files]
+        statuses = [f"{verb}{item.status}" for item in report.files]
+        for line in _file_lines(lines, statuses, verbose=verbose):
+            output.echo(line)
+        _print_losses(report.losses, verbose=verbose)
         output.print_diagnostics(report.diagnostics, "text", sys.stderr, verbose=verbose)
 
     output.emit(report, as_json, text)
@@ -257,18 +284,24 @@ def render(
     else:
         would = "would be " if check or dry_run else ""
         lines = []
+        statuses = []
+        diffs = False
         for item in report.files:
             if item.status != UNCHANGED:
                 verb = "" if item.status == STALE else would
                 note = f" ({item.note})" if item.note else ""
                 lines.append(f"{verb}{item.status:<9} {item.path}{note}\n")
-            if item.diff:
+                statuses.append(f"{verb}{item.status}")
+            if item.diff:  # a diff asked for is shown whole, after its file's line
                 lines.append(item.diff)
+                diffs = True
+        if not diffs:
+            lines = [line + "\n" for line in _file_lines(lines, statuses, verbose=verbose)]
         output.echo("".join(lines), nl=False)
         unchanged = len(report.files) - len(report.changed)
         if unchanged:
             output.echo(f"{unchanged} file(s) unchanged")
-        _print_losses(report.losses)
+        _print_losses(report.losses, verbose=verbose)
         output.print_diagnostics(report.diagnostics, "text", sys.stderr, verbose=verbose)
         if check and report.changed:
             output.echo(f"{len(report.changed)} file(s) differ from the vault", err=True)
