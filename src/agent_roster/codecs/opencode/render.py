@@ -43,7 +43,7 @@ from agent_roster.codecs.opencode.schema import (
     check_color,
     infer_provider,
 )
-from agent_roster.codecs.opencode.scoping import ScopingTail, scoping_key
+from agent_roster.codecs.opencode.scoping import ScopingBlock, ScopingTail, scoping_block
 from agent_roster.codecs.prompt import render_prompt
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.profile import AgentProfile
@@ -186,9 +186,10 @@ class _Renderer:
         # part reports them (RenderRequest.part), so parts add up to the whole render.
         block_losses, block_diagnostics = self.losses, self.diagnostics
         self.losses, self.diagnostics = [], []
-        servers = list(block)
+        servers = tuple(block)
+        scoping = scoping_block(servers)
         for profile in self.request.owned():
-            self.agent(profile, servers)
+            self.agent(profile, scoping)
         if not self.request.shared:
             return Rendering(
                 files=tuple(self.files),
@@ -316,7 +317,7 @@ class _Renderer:
         )
         return True
 
-    def agent(self, profile: AgentProfile, block: list[str]) -> None:
+    def agent(self, profile: AgentProfile, block: ScopingBlock) -> None:
         rel = f"{self.base}/agents/{profile.id}.md"
         if not profile.id or any(c in profile.id for c in "/\\") or profile.id.startswith("."):
             self.error(rel, f"agent name {profile.id!r} cannot be a single file name")
@@ -394,30 +395,34 @@ class _Renderer:
             profile.native.get(codec),
             write_native(data, body),
             partial(
-                read_text, derived=profile.id, path=rel, servers=tuple(block), flavor=self.flavor
+                read_text, derived=profile.id, path=rel, servers=block.servers, flavor=self.flavor
             ),
             body,
         )
         self.files.append(NativeFile(path=rel, content=content, profile=profile.id))
 
 
-@lru_cache(maxsize=16)
-def _deny_lines(servers: tuple[str, ...]) -> tuple[str, ...] | None:
-    # Each scoping deny's frontmatter line under ``permission:``, laid out once per block.
-    lines = [entry_lines({scoping_key(server): "deny"}, "  ") for server in servers]
-    return (
-        None
-        if any(line is None or len(line) != 1 for line in lines)
-        else tuple(line[0] for line in lines if line)
-    )
+@lru_cache(maxsize=16)  # by identity: a render builds its block once
+def _deny_text(block: ScopingBlock) -> tuple[str, tuple[int, ...]] | None:
+    # Every scoping deny's frontmatter line under ``permission:``, laid out once per block
+    # and joined, with where each line starts (and, last, where a next one would).
+    lines = [entry_lines({block.keys[server]: "deny"}, "  ") for server in block.servers]
+    if any(line is None or len(line) != 1 for line in lines):
+        return None
+    found = [line[0] for line in lines if line]
+    starts = itertools.accumulate((len(line) + 1 for line in found), initial=0)
+    return "\n".join(found), tuple(starts)
 
 
 def _tailed(head: dict[str, Any], tail: ScopingTail) -> Any:
     """The permission map as written: ``head``, then the scoping denies."""
-    lines = _deny_lines(tail.block.servers)
-    if lines is None:
+    laid_out = _deny_text(tail.block)
+    if laid_out is None:
         return {**head, **dict.fromkeys((r.permission for r in tail.rules), "deny")}
-    text = "\n".join(itertools.chain.from_iterable(tail.pieces(lines)))
+    # An agent's denies are the block's lines but its own servers': a slice of the
+    # block's text per run between them.
+    lines, starts = laid_out
+    text = "\n".join(lines[starts[start] : starts[stop] - 1] for start, stop in tail.runs())
     return Tailed(
         head, text, "  ", lambda: dict.fromkeys((r.permission for r in tail.rules), "deny"), tail
     )

@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 from agent_roster.codecs.opencode.js import is_array_index
 from agent_roster.codecs.opencode.schema import ACTION_ONLY
 from agent_roster.codecs.opencode.scoping import (
+    ScopingBlock,
     ScopingTail,
     own_keys,
     scoping_block,
@@ -59,11 +60,17 @@ class RenderedRules(NamedTuple):
     constraints for rules it cannot hold, losses, and a refusal reason."""
 
     config: dict[str, Any] | None
-    rules: tuple[PermissionRule, ...]
+    #: The rules OpenCode reads from ``config`` (the tail's not among them).
+    head_rules: tuple[PermissionRule, ...]
     constraints: tuple[str, ...]
     losses: tuple[RuleLoss, ...]
     problem: str
     tail: ScopingTail | None = None
+
+    @property
+    def rules(self) -> tuple[PermissionRule, ...]:
+        """Every rule OpenCode reads from the written map, the scoping denies included."""
+        return self.head_rules if self.tail is None else (*self.head_rules, *self.tail.rules)
 
 
 def _tool_losses(profile: AgentProfile, sourced: list[SourcedRule]) -> list[RuleLoss]:
@@ -253,11 +260,12 @@ def _hoisted(config: dict[str, Any]) -> str:
 
 
 def render_rules(
-    profile: AgentProfile, block_servers: Sequence[str], *, embedded: str = ""
+    profile: AgentProfile, block_servers: Sequence[str] | ScopingBlock, *, embedded: str = ""
 ) -> RenderedRules:
     """The permission map for ``profile``: its effective rules (README D9), then a
     ``<server>_*: deny`` for every server in the ``mcp`` block it does not use (OpenCode
-    shows every server to every agent; docs/codecs/opencode.md §6)."""
+    shows every server to every agent; docs/codecs/opencode.md §6). A render passes the
+    block it built once (:func:`scoping_block`) rather than its servers."""
     sourced = list(effective_rules(profile, embedded=embedded))
     effective = tuple(s.rule for s in sourced)
     losses = _tool_losses(profile, sourced)
@@ -271,7 +279,10 @@ def render_rules(
                 else "OpenCode's default; nothing written"
             )
             losses.append(RuleLoss(field, "translated", detail))
-    block = scoping_block(tuple(block_servers))
+    if isinstance(block_servers, ScopingBlock):
+        block = block_servers
+    else:
+        block = scoping_block(tuple(block_servers))
     scoping = scoping_tail(profile, block)
     if isinstance(scoping, str):
         return RenderedRules(None, (), (), tuple(losses), scoping)
@@ -338,17 +349,16 @@ def render_rules(
                 )
             # What import reads back: the trailing whole-server denies stripped (a suffix
             # wholly, and the stripping may go on into the head), the rest its servers.
+            # With a tail, its rules follow these (RenderedRules.rules) and are stripped
+            # wholly.
+            end, hidden = strip_end(back_head, block)
             if tail is None:
-                back = back_head
-                end, hidden = strip_end(back, block)
                 moved = [s for s in block.servers if s in profile.mcp_servers] != [
                     s for s in block.servers if s not in hidden
                 ]
             else:
-                back = (*back_head, *tail.rules)
-                end, hidden = strip_end(back_head, block)
                 moved = any(s in hidden for s in profile.mcp_servers if s in block.position)
-            stripped = back[:end]
+            stripped = back_head[:end]
             if baseline:
                 stripped = (OPENCODE_BASELINE, *stripped)
             if stripped != effective and not any(x.field == "permission" for x in losses):
@@ -367,7 +377,7 @@ def render_rules(
                         "a whole-server deny ends the rules: read back as 'server not used'",
                     )
                 )
-            return RenderedRules(config, back, tuple(constraints), tuple(losses), "", tail)
+            return RenderedRules(config, back_head, tuple(constraints), tuple(losses), "", tail)
     probe = first_difference(head, rules_from_config(rules_to_config(live_rules(head))))
     return RenderedRules(
         None,

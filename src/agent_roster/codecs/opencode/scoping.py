@@ -9,6 +9,7 @@ Import strips them again (:func:`strip_scoping`).
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Sequence
 from functools import lru_cache
@@ -26,7 +27,8 @@ def scoping_key(server: str) -> str:
     return opencode_mcp_key(server, "*")
 
 
-class ScopingBlock(NamedTuple):
+@dataclasses.dataclass(frozen=True, eq=False)  # compared (and cached on) by identity
+class ScopingBlock:
     """What every agent of one render shares about the ``mcp`` block: each server's
     scoping key, position and deny rule, which keys hide which, and the key → server map
     import uses. Built once per block, not once per agent: with hundreds of servers, an
@@ -98,18 +100,22 @@ class ScopingTail(NamedTuple):
     block: ScopingBlock
     skip: tuple[int, ...]
 
-    def pieces(self, items: Sequence[T]) -> list[Sequence[T]]:
-        """``items`` (one per block server, block order) cut into the runs between the
-        skipped positions: k slices for an agent using k servers, however many exist."""
-        out: list[Sequence[T]] = []
+    def runs(self) -> list[tuple[int, int]]:
+        """The runs of block positions between the skipped ones, as ``(start, stop)``:
+        k + 1 at most for an agent using k servers, however many exist."""
+        out: list[tuple[int, int]] = []
         start = 0
         for position in self.skip:
             if position > start:
-                out.append(items[start:position])
+                out.append((start, position))
             start = position + 1
-        if start < len(items):
-            out.append(items[start:])
+        if start < len(self.block.servers):
+            out.append((start, len(self.block.servers)))
         return out
+
+    def pieces(self, items: Sequence[T]) -> list[Sequence[T]]:
+        """``items`` (one per block server, block order) cut into :meth:`runs`."""
+        return [items[start:stop] for start, stop in self.runs()]
 
     @property
     def rules(self) -> tuple[PermissionRule, ...]:
