@@ -234,7 +234,8 @@ def _agent_layer(text: str, path: str, codec: str) -> AgentLayer | None:
     if doc is None:
         # Kilo loads such a file as an agent with no settings: only the defaults decide.
         return AgentLayer({}) if flavor.unparsed_is_prompt else None
-    entry = dict(doc.data)
+    # Only the permission map is read with its tail; anything else is taken whole.
+    entry = {k: v if k == "permission" else expanded(v) for k, v in doc.data.items()}
     tail = None
     permission = entry.get("permission")
     if type(permission) is Tailed:
