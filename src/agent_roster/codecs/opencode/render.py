@@ -418,14 +418,12 @@ def _tailed(head: dict[str, Any], tail: ScopingTail) -> Any:
     """The permission map as written: ``head``, then the scoping denies."""
     laid_out = _deny_text(tail.block)
     if laid_out is None:
-        return {**head, **dict.fromkeys((r.permission for r in tail.rules), "deny")}
+        return {**head, **tail.entries()}
     # An agent's denies are the block's lines but its own servers': a slice of the
     # block's text per run between them.
     lines, starts = laid_out
     text = "\n".join(lines[starts[start] : starts[stop] - 1] for start, stop in tail.runs())
-    return Tailed(
-        head, text, "  ", lambda: dict.fromkeys((r.permission for r in tail.rules), "deny"), tail
-    )
+    return Tailed(head, text, "  ", tail.entries, tail)
 
 
 def render(request: RenderRequest, existing: ReadExisting, flavor: Flavor = OPENCODE) -> Rendering:

@@ -127,6 +127,10 @@ class ScopingTail(NamedTuple):
     def servers(self) -> tuple[str, ...]:
         return tuple(itertools.chain.from_iterable(self.pieces(self.block.servers)))
 
+    def entries(self) -> dict[str, str]:
+        """These denies as the map entries they are written as, in order."""
+        return dict.fromkeys((rule.permission for rule in self.rules), "deny")
+
     @property
     def size(self) -> int:
         return len(self.block.servers) - len(self.skip)

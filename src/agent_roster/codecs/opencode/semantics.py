@@ -149,7 +149,7 @@ class AgentLayer:
         """The agent's whole permission map, scoping denies included."""
         if self.tail is None:
             return self.permission
-        return {**self.permission, **dict.fromkeys((r.permission for r in self.tail.rules), "deny")}
+        return {**self.permission, **self.tail.entries()}
 
     def decide(self, key: str, argument: str) -> PermissionAction | None:
         """The action of the last of the map's rules matching the call, or ``None`` when
