@@ -10,6 +10,7 @@ import pytest
 
 from agent_roster.vault import loader, parallel_load
 from agent_roster.vault.loader import load_vault
+from agent_roster.vault.paths import EntryKind, VaultLayout
 
 from ..example_copies import EXAMPLES, add_copies
 
@@ -106,3 +107,32 @@ def test_an_unreadable_server_file_sends_its_scope_back_to_the_serial_pass(
     assert [d.path for d in unreadable] == ["mcp-servers/github.md"]
     # Profiles naming the server now see it as unknown, as without workers.
     assert any(d.code == "mcp-server-unknown" for d in split.all_diagnostics())
+
+
+def test_chunks_are_cut_at_a_byte_budget_as_well_as_a_file_count(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A worker's answer must fit its pipe while this process parses a chunk of its own:
+    # a chunk of long prompts is cut by bytes, and the snapshot stays the same.
+    root = _vault(tmp_path, 8)
+    long = root / "agent-types" / "coding-3" / "profile.md"
+    long.write_text(long.read_text() + "\n## Notes\n\n" + "a line of prose\n" * 8000)
+    monkeypatch.setattr(parallel_load, "CHUNK_BYTES", 32 * 1024)
+    files = list(VaultLayout(root).iter_files([]))
+    monkeypatch.setattr(parallel_load, "CHUNK", 20)
+    chunks = parallel_load._chunks(files)
+    profiles = [i for i, f in enumerate(files) if f[0].kind is EntryKind.PROFILE]
+    assert [i for chunk in chunks for i in chunk] == profiles
+
+    def size(chunk: list[int]) -> int:
+        return sum(files[i][2].st_size for i in chunk)  # type: ignore[union-attr]
+
+    for chunk in chunks[:-1]:
+        assert len(chunk) == 20 or size(chunk) >= 32 * 1024 > size(chunk[:-1])
+    assert all(len(chunk) <= 20 for chunk in chunks)
+    assert any(len(chunk) < 20 for chunk in chunks[:-1])  # the byte budget cut one
+    holding = next(chunk for chunk in chunks if files[chunk[-1]][1] == str(long))
+    assert size(holding) >= 32 * 1024
+    serial, split = _loads(root, monkeypatch)
+    assert split.profiles == serial.profiles
+    assert split.all_diagnostics() == serial.all_diagnostics()

@@ -33,7 +33,7 @@ from agent_roster.codecs.base import (
 from agent_roster.codecs.narrowing import Narrowed, keys_widened_whole, narrow
 from agent_roster.codecs.native_md import remembering_written
 from agent_roster.codecs.permissions import effective_rules, remembering_rules
-from agent_roster.codecs.semantics import canonical, check_probes, probe_key, wider
+from agent_roster.codecs.semantics import canonical_each, check_probes, probe_key, wider
 from agent_roster.diagnostics import Diagnostic, make
 from agent_roster.errors import RosterError
 from agent_roster.model.profile import AgentProfile, PermissionAction
@@ -102,14 +102,15 @@ def _wants(profile: AgentProfile, request: RenderRequest) -> list[_Want]:
     found: list[_Want] = []
     rules = effective_rules(profile, embedded=request.embedded)
     if rules:  # a profile that restricts nothing means the harness's defaults
-        for probe in check_probes(profile, request.embedded):
-            want = canonical(
-                profile,
-                probe,
-                embedded=request.embedded,
-                commands=request.embedded_commands,
-                rules=rules,
-            )
+        probes = check_probes(profile, request.embedded)
+        answers = canonical_each(
+            profile,
+            probes,
+            embedded=request.embedded,
+            commands=request.embedded_commands,
+            rules=rules,
+        )
+        for probe, want in zip(probes, answers, strict=True):
             if want.rule is not None:
                 found.append(_Want(probe, want.action, want.rule.source))
     if shared is not None:

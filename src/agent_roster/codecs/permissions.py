@@ -185,6 +185,25 @@ def evaluate_indexed(
     return found[1].evaluate(permission, argument, tool)
 
 
+def evaluate_each(
+    rules: Sequence[SourcedRule], calls: Iterable[tuple[str, str, str | None]]
+) -> list[Decision]:
+    """:func:`evaluate_indexed` of each ``(permission, argument, tool)`` call, the index
+    looked up once: render asks a profile's list about twenty tools, and its check about
+    as many calls (issue 12 item 8)."""
+    kept = _INDEXED.get()
+    if kept is None or type(rules) is not tuple:
+        return [evaluate(rules, key, argument, tool=tool) for key, argument, tool in calls]
+    found = kept.get(id(rules))
+    if found is None or found[0] is not rules:
+        found = kept[id(rules)] = (rules, _ListIndex(rules))
+    index = found[1].evaluate
+    return [
+        evaluate(rules, key, argument, tool=tool) if "\\" in key else index(key, argument, tool)
+        for key, argument, tool in calls
+    ]
+
+
 @cache
 def key_tools() -> dict[str, tuple[str, ...]]:
     """OpenCode keys that stand for several distinct canonical tools, with those tools

@@ -26,6 +26,7 @@ from agent_roster.codecs.permissions import (
     Decision,
     SourcedRule,
     effective_rules,
+    evaluate_each,
     evaluate_indexed,
     expand_home,
     wildcard_match,
@@ -108,6 +109,23 @@ def canonical(
     found = effective_rules(profile, embedded=embedded) if rules is None else rules
     key, tool = _key_and_tool(probe.tool, embedded, commands)
     return evaluate_indexed(found, key, probe.argument, tool=tool)
+
+
+def canonical_each(
+    profile: AgentProfile,
+    probes: Iterable[Probe],
+    *,
+    embedded: str = "",
+    commands: frozenset[str] = DEFAULT_EMBEDDED_COMMANDS,
+    rules: Sequence[SourcedRule] | None = None,
+) -> list[Decision]:
+    """:func:`canonical` of each of ``probes``, in order."""
+    found = effective_rules(profile, embedded=embedded) if rules is None else rules
+    calls = []
+    for probe in probes:
+        key, tool = _key_and_tool(probe.tool, embedded, commands)
+        calls.append((key, probe.argument, tool))
+    return evaluate_each(found, calls)
 
 
 def sample_argument(pattern: str) -> str | None:

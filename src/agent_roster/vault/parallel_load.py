@@ -27,9 +27,14 @@ from agent_roster.vault.profile_parser import ParsedProfile, ProfileDocument, pa
 
 #: Below this many profile files a load stays in one process.
 PARALLEL_MIN_PROFILES = 2_000
-#: Profiles per chunk: small enough that a worker's answer fits the pipe while this
-#: process is busy with a chunk of its own, large enough to keep the overhead low.
+#: Profiles per chunk, and bytes of profile files per chunk: small enough that a worker's
+#: answer (the text and the parsed profile, about twice the file) fits the pipe
+#: (``parallel._PIPE_SIZE``) while this process is busy with a chunk of its own, large
+#: enough to keep the overhead low. Counting bytes matters for long prompts: 200 files of
+#: 50 KB made a 20 MB answer, and its worker sat blocked on the full pipe until this process
+#: finished its own chunk, so a parallel load of such a vault took longer than a serial one.
 CHUNK = 200
+CHUNK_BYTES = 256 * 1024
 
 _Clean = tuple[int, AgentProfile, str, tuple[Diagnostic, ...]]
 _Found = list[tuple[int, ParsedProfile]]
@@ -52,6 +57,25 @@ def assumed_server_names(files: Sequence[RawFile]) -> dict[str | None, set[str]]
     return names
 
 
+def _chunks(files: Sequence[RawFile]) -> list[list[int]]:
+    # The profile files' indexes in order, cut at CHUNK files or CHUNK_BYTES bytes (by the
+    # listing's sizes; a file without one counts as empty), whichever comes first.
+    chunks: list[list[int]] = []
+    chunk: list[int] = []
+    size = 0
+    for index, (entry, _, info) in enumerate(files):
+        if entry.kind is not EntryKind.PROFILE:
+            continue
+        chunk.append(index)
+        size += info.st_size if info is not None else 0
+        if len(chunk) == CHUNK or size >= CHUNK_BYTES:
+            chunks.append(chunk)
+            chunk, size = [], 0
+    if chunk:
+        chunks.append(chunk)
+    return chunks
+
+
 def parse_clean(
     files: Sequence[RawFile],
     known: dict[str | None, KnownTools],
@@ -61,8 +85,7 @@ def parse_clean(
     """The profiles among ``files`` that parse without an error, by index, parsed by up
     to ``workers`` forked processes and this one; ``known`` holds each scope's known
     tools, ``read`` the loader's reader (``(entry, path, size, out) -> bytes``)."""
-    profile_indexes = [i for i, f in enumerate(files) if f[0].kind is EntryKind.PROFILE]
-    chunks = [profile_indexes[i : i + CHUNK] for i in range(0, len(profile_indexes), CHUNK)]
+    chunks = _chunks(files)
 
     def run(chunk: list[int]) -> _Found:
         found: _Found = []

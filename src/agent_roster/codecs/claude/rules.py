@@ -15,7 +15,7 @@ from functools import lru_cache
 from agent_roster.codecs import semantics
 from agent_roster.codecs.base import Probe
 from agent_roster.codecs.claude import semantics as claude_semantics
-from agent_roster.codecs.permissions import ALIASES, SECONDARY, SourcedRule, effective_rules
+from agent_roster.codecs.permissions import ALIASES, SECONDARY, effective_rules
 from agent_roster.codecs.semantics import PROBE_MCP_TOOL
 from agent_roster.codecs.tool_names import canonical_tools, native_names, split_ref
 from agent_roster.known_tools import (
@@ -147,10 +147,18 @@ class ClaudePermissions:
         self.stricter: list[str] = []
         if not rules:
             return
-        catch = self._canonical(profile, "mcp__probe__do_thing", rules, embedded)
         names = self._names(profile)
-        # The profile's answer for each name, asked once for both passes below.
-        wants = [self._canonical(profile, name, rules, embedded) for name, _ in names]
+        # The profile's answer for each name, asked once for both passes below, and for a
+        # tool of a server nobody configured (the catch-all).
+        answers = semantics.canonical_each(
+            profile,
+            [*_UNIVERSE_PROBES, *(Probe(name) for name, _ in names[len(UNIVERSE) :]), _CATCH_ALL],
+            embedded=embedded,
+            rules=rules,
+        )
+        last = answers.pop()
+        catch = None if last.rule is None else last.action
+        wants = [None if found.rule is None else found.action for found in answers]
         if profile.allowed_tools or profile.tools_exact or catch is PermissionAction.DENY:
             self.list = [native_tool(t, embedded, commands) for t in profile.allowed_tools]
             for (name, written), found in zip(names, wants, strict=True):
@@ -185,14 +193,9 @@ class ClaudePermissions:
             return PermissionAction.DENY
         return claude_semantics.mode_decision(mode, split_ref(name).tool)
 
-    @staticmethod
-    def _canonical(
-        profile: AgentProfile, name: str, rules: Sequence[SourcedRule], embedded: str
-    ) -> PermissionAction | None:
-        found = semantics.canonical(profile, Probe(name), embedded=embedded, rules=rules)
-        return None if found.rule is None else found.action
 
-
+#: A tool of an MCP server no agent configures: what the profile says of every other tool.
+_CATCH_ALL = Probe("mcp__probe__do_thing")
 #: The Claude Code tools render decides one by one: those an import writes a rule for
 #: (``claude/semantics.IMPORT_TOOLS``) and the other prompted ones the tool table knows.
 UNIVERSE = (
@@ -203,5 +206,6 @@ UNIVERSE = (
     "Skill",
     "ExitPlanMode",
 )
+_UNIVERSE_PROBES = tuple(Probe(tool) for tool in UNIVERSE)
 #: Tools whose "allow" Claude Code's modes may turn into "ask" (reported as stricter).
 PROMPTED = frozenset({"Bash", "Edit", "Write", "WebFetch", "WebSearch"})
