@@ -1,8 +1,6 @@
 """``python -m agent_roster`` runs the roster CLI."""
 
-import sys
-
-from agent_roster.cli import main
+from agent_roster.cli import run
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

@@ -61,6 +61,27 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     assert out.strip() == "roster, version 0.1.0"
 
 
+@pytest.mark.parametrize(("args", "code"), [(["--version"], 0), (["no-such-command"], 2)])
+def test_the_executable_exits_with_mains_code_its_objects_frozen(
+    args: list[str], code: int
+) -> None:
+    # `python -m agent_roster` (and the `roster` script) end through cli.run: main's exit
+    # code, output flushed, exit handlers run, and the last collection skipped (frozen).
+    probe = (
+        "import atexit, gc, sys; before = gc.get_freeze_count(); "  # 3.12 freezes some
+        "atexit.register(lambda: print('frozen', gc.get_freeze_count() > before, "
+        "file=sys.stderr)); "
+        "from agent_roster.__main__ import run; run()"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, *args], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == code, done.stderr
+    assert done.stderr.rstrip().endswith("frozen True")
+    if code == 0:
+        assert done.stdout.strip()  # the version, flushed before the process ended
+
+
 def test_validate_clean_vault_exits_zero(vault: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "--vault", str(vault), "validate")
     assert code == 0

@@ -1,5 +1,5 @@
 """The ``roster`` command line: a thin adapter over :mod:`agent_roster.commands`."""
 
-from agent_roster.cli.app import main
+from agent_roster.cli.app import main, run
 
-__all__ = ["main"]
+__all__ = ["main", "run"]

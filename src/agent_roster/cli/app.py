@@ -8,12 +8,13 @@ stopped by SIGTERM after a clean shutdown.
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
@@ -90,6 +91,17 @@ def _register() -> None:
         install_commands.register(cli)
         # Last: registry commands without a hand-written adapter get a generated one.
         generated.register(cli)
+
+
+def run() -> NoReturn:
+    """The ``roster`` executable: :func:`main` with the process's arguments, then exit
+    with its code. (Tests call :func:`main`, which leaves the process as it found it.)"""
+    code = main()
+    # The process ends here. Its last collection would walk every object the command left
+    # (0.15 s after a 10,000-profile render) to free memory the system takes back anyway:
+    # frozen objects are skipped. Output is flushed and exit handlers run as usual.
+    gc.freeze()
+    sys.exit(code)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -261,11 +261,18 @@ def _agent_layer(text: str, path: str, codec: str) -> AgentLayer | None:
 def key_of(probe: Probe) -> str | None:
     """The OpenCode permission key of the probed tool, or ``None`` when OpenCode has no
     such tool."""
-    ref = split_ref(probe.tool)
+    return _call_of(probe.tool)[0]
+
+
+@lru_cache(maxsize=8192)
+def _call_of(tool: str) -> tuple[str | None, bool]:
+    # The key of a tool, and whether it is an MCP tool (called with no argument). A render
+    # check asks the same few tools of every agent, and one tool per server it uses.
+    ref = split_ref(tool)
     if ref.server is not None:
-        return opencode_mcp_key(ref.server, ref.mcp_tool or "*")
+        return opencode_mcp_key(ref.server, ref.mcp_tool or "*"), True
     native = to_native("opencode", ref.tool)
-    return native.name if native is not None else None
+    return (native.name if native is not None else None), False
 
 
 def decide(agent: NativeAgent, probe: Probe, flavor: Flavor = OPENCODE) -> PermissionAction:
@@ -273,10 +280,10 @@ def decide(agent: NativeAgent, probe: Probe, flavor: Flavor = OPENCODE) -> Permi
     layer = agent_layer(agent, flavor)
     if layer is None:
         return DENY
-    key = key_of(probe)
+    key, mcp = _call_of(probe.tool)
     if key is None:
         return DENY
-    argument = probe.argument if split_ref(probe.tool).server is None else "*"
+    argument = "*" if mcp else probe.argument
     # The last matching rule of defaults, config layers and the agent's own decides: the
     # agent's own when one matches, else those every agent shares (indexed once).
     own = layer.decide(key, argument)
