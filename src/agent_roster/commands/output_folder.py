@@ -21,7 +21,7 @@ from agent_roster.codecs.native_io import decode_text
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.errors import UnreadableFileError, VaultError
 from agent_roster.redact import redact_text
-from agent_roster.vault.writer import atomic_write
+from agent_roster.vault.writer import atomic_write_at, open_folder_fd
 
 CREATED = "created"
 UPDATED = "updated"
@@ -233,6 +233,23 @@ class OutputFolder:
         """Write (or compare, or diff) each file: the report rows, the ledger's record of
         every file produced, and an error for each file in the way that is not UTF-8 text
         (left as it is: render never replaces what it could not read)."""
+        # Each folder written to is opened once (20,000 agent files go to two folders).
+        folders: dict[str, int] = {}
+        try:
+            return self._apply(harness, natives, folders, check=check, dry_run=dry_run)
+        finally:
+            for fd in folders.values():
+                os.close(fd)
+
+    def _apply(
+        self,
+        harness: str,
+        natives: Iterable[NativeFile],
+        folders: dict[str, int],
+        *,
+        check: bool,
+        dry_run: bool,
+    ) -> Applied:
         results: list[FileResult] = []
         records: list[Record] = []
         problems: list[Diagnostic] = []
@@ -269,17 +286,14 @@ class OutputFolder:
                 diff = _diff(current, native.content, shown)
             elif not check:
                 # Rendered files are derived and rewritten on demand: atomic for readers,
-                # without the per-file fsync (see atomic_write).
-                folder_exists = self._entries.get(os.path.dirname(path)) is not None
+                # without the per-file fsync (see vault.writer.atomic_write).
+                folder, name = os.path.split(path)
                 try:
-                    atomic_write(
-                        path,
-                        data,
-                        mode=native.mode,
-                        durable=False,
-                        make_folder=not folder_exists,
-                        new=not exists,
-                    )
+                    fd = folders.get(folder)
+                    if fd is None:
+                        missing = self._entries.get(folder) is None
+                        fd = folders[folder] = open_folder_fd(folder, make=missing)
+                    atomic_write_at(fd, name, data, mode=native.mode, durable=False, new=not exists)
                     self._written(path)
                 except OSError as exc:  # a file where a folder belongs, no permission
                     problems.append(

@@ -49,13 +49,33 @@ def atomic_write(
     target = os.fspath(path)
     data = content.encode("utf-8") if isinstance(content, str) else content
     folder, name = os.path.split(target)
-    if folder and make_folder:
-        os.makedirs(folder, exist_ok=True)
-    fd = os.open(folder or ".", _FOLDER)
+    fd = open_folder_fd(folder, make=make_folder)
     try:
         _write_at(fd, name, data, mode, durable, new=new, exclusive=False)
     finally:
         os.close(fd)
+
+
+def atomic_write_at(
+    folder_fd: int,
+    name: str,
+    data: bytes,
+    *,
+    mode: int = 0o644,
+    durable: bool = True,
+    new: bool = False,
+) -> None:
+    """:func:`atomic_write` of ``name`` in the folder open as ``folder_fd``: a caller that
+    writes thousands of files into a few folders opens each folder once."""
+    _write_at(folder_fd, name, data, mode, durable, new=new, exclusive=False)
+
+
+def open_folder_fd(folder: str, *, make: bool = False) -> int:
+    """The folder at ``folder`` open for :func:`atomic_write_at` (``make``: created first,
+    with its parents, when missing). The caller closes it."""
+    if folder and make:
+        os.makedirs(folder, exist_ok=True)
+    return os.open(folder or ".", _FOLDER)
 
 
 def write_in_vault(
