@@ -12,10 +12,12 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from agent_roster.codecs import codec_names, guard
+from agent_roster.codecs import codec_names, get_codec, guard
+from agent_roster.codecs.base import NativeAgent, Probe
 from agent_roster.codecs.opencode.scoping import ScopingTail, scoping_block
 from agent_roster.codecs.opencode.semantics import AgentLayer
 from agent_roster.codecs.permissions import key_kind, rules_to_config
+from agent_roster.codecs.semantics import FIXED_PROBES
 from agent_roster.commands.harness import render_agents
 from agent_roster.model.profile import PermissionAction, PermissionRule
 
@@ -33,8 +35,10 @@ def test_the_check_decides_as_parsing_the_written_files_does(
     vaultgen.generate(vault, profiles=120, servers=40, projects=2, shape=shape, seed=3)
     harnesses = list(codec_names())
     fast = render_agents(vault, harnesses, out=tmp_path / "fast", dry_run=True)
-    # The same render with nothing remembered: every check parses the text it reads.
+    # The same render with nothing remembered: every check parses the text it reads, and
+    # reads the agent's files again for every call it asks (no NativeAgent.memo).
     monkeypatch.setattr(guard, "remembering_written", contextlib.nullcontext)
+    monkeypatch.setattr(guard, "NativeAgent", lambda *given: NativeAgent(*given[:4]))
     parsed = render_agents(vault, harnesses, out=tmp_path / "parsed", dry_run=True)
     assert fast.losses == parsed.losses
     assert fast.diagnostics == parsed.diagnostics
@@ -87,3 +91,34 @@ def test_an_agent_with_its_scoping_tail_decides_as_its_whole_map(
     expected = AgentLayer(whole).decide(key, argument)
     assert AgentLayer(permission, tail).decide(key, argument) == expected
     assert AgentLayer(permission, tail).whole() == whole
+
+
+@pytest.mark.parametrize("harness", ["claude", "opencode", "kilo"])
+def test_with_a_memo_an_agent_is_read_once_and_decided_the_same(
+    harness: str, tmp_path: Path
+) -> None:
+    vault = tmp_path / "vault"
+    vaultgen.generate(vault, profiles=30, servers=10, projects=1, shape="warnings", seed=5)
+    out = tmp_path / "out"
+    report = render_agents(vault, [harness], out=out, allow_widening=True)
+    codec = get_codec(harness)
+    reads: list[str] = []
+
+    def read(path: str) -> str | None:
+        reads.append(path)
+        file = out / path
+        return file.read_text() if file.is_file() else None
+
+    probes = [*FIXED_PROBES, Probe("Grep"), Probe("mcp__github-000__do_thing")]
+    written = {str(Path(f.path).relative_to(out)) for f in report.files}
+    agent_files = sorted(p for p in written if "agent" in p and p.endswith(".md"))
+    assert len(agent_files) >= 20
+    for path in agent_files:
+        plain = NativeAgent("a", (path,), read)
+        expected = [codec.decide(plain, probe) for probe in probes]
+        assert reads.count(path) >= len(probes)  # without a memo: once per call
+        reads.clear()
+        kept = NativeAgent("a", (path,), read, memo={})
+        assert [codec.decide(kept, probe) for probe in probes] == expected
+        assert reads.count(path) == 1
+        reads.clear()

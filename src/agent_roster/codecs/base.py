@@ -17,7 +17,7 @@ import itertools
 from collections.abc import Callable, Iterator, Mapping
 from enum import StrEnum
 from pathlib import Path
-from typing import NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import msgspec
 
@@ -112,12 +112,17 @@ class Probe(NamedTuple):
 class NativeAgent(NamedTuple):
     """One agent as its harness holds it: ``paths`` are its own files (relative to the
     folder the harness reads, the agent file first), ``read`` reads any file there (the
-    agent's and the shared settings that apply to it), ``name`` is its agent name."""
+    agent's and the shared settings that apply to it), ``name`` is its agent name.
+
+    ``memo``: where a codec's ``decide`` may keep what it read of the agent between calls,
+    for a caller that asks many calls while its files cannot change (the render check
+    asks a dozen of every agent it just rendered). ``None``: read the files every call."""
 
     name: str
     paths: tuple[str, ...]
     read: ReadExisting
     scope: Scope = Scope.PROJECT
+    memo: dict[str, Any] | None = None
 
 
 class RenderOption(msgspec.Struct, frozen=True, kw_only=True):

@@ -298,7 +298,7 @@ def _widened(
         own = paths.get(profile.id)
         if not own:
             continue
-        agent = NativeAgent(profile.id, tuple(own), read, request.scope)
+        agent = NativeAgent(profile.id, tuple(own), read, request.scope, {})
         widened = widenings(codec, profile, agent, request)
         if widened:
             found[profile.id] = widened

@@ -238,8 +238,14 @@ class _View(NamedTuple):
 
 def decide(agent: NativeAgent, probe: Probe) -> PermissionAction:
     """Claude Code's decision for ``probe`` made by the subagent ``agent``."""
-    text = agent_text(agent)
-    view = None if text is None else _view(text, agent.paths[0] if agent.paths else "")
+    memo = agent.memo
+    if memo is not None and "claude view" in memo:
+        view = memo["claude view"]
+    else:
+        text = agent_text(agent)
+        view = None if text is None else _view(text, agent.paths[0] if agent.paths else "")
+        if memo is not None:
+            memo["claude view"] = view
     if view is None:
         return DENY
     tool = _tool_of(probe.tool)

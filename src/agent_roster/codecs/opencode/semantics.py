@@ -111,10 +111,19 @@ def agent_rules(agent: NativeAgent, flavor: Flavor = OPENCODE) -> tuple[Permissi
 def agent_layer(agent: NativeAgent, flavor: Flavor = OPENCODE) -> AgentLayer | None:
     """The agent file's own permission map (``tools`` folded in), ready to decide calls,
     or ``None`` when the harness would not load it."""
+    memo = agent.memo
+    key = flavor.codec + " layer"
+    if memo is not None and key in memo:
+        return memo[key]  # type: ignore[no-any-return]
     text = agent_text(agent)
-    if text is None:
-        return None
-    return _agent_layer(text, agent.paths[0] if agent.paths else "", flavor.codec)
+    layer = (
+        None
+        if text is None
+        else _agent_layer(text, agent.paths[0] if agent.paths else "", flavor.codec)
+    )
+    if memo is not None:
+        memo[key] = layer
+    return layer
 
 
 class AgentLayer:
@@ -289,8 +298,21 @@ def decide(agent: NativeAgent, probe: Probe, flavor: Flavor = OPENCODE) -> Permi
     own = layer.decide(key, argument)
     if own is not None:
         return own
+    return _config_index(agent, flavor).decide(key, argument)[0]
+
+
+def _config_index(agent: NativeAgent, flavor: Flavor) -> RuleIndex:
+    # The rules every agent of the scope shares (defaults and config layers), indexed once
+    # per content of the config files.
+    memo = agent.memo
+    key = flavor.codec + " config"
+    if memo is not None and key in memo:
+        return memo[key]  # type: ignore[no-any-return]
     texts = tuple(agent.read(path) for path in config_files(flavor, agent.scope))
-    return _shared_index(_layered(texts)).decide(key, argument)[0]
+    index = _shared_index(_layered(texts))
+    if memo is not None:
+        memo[key] = index
+    return index
 
 
 @lru_cache(maxsize=64)
