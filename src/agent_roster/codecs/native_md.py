@@ -431,13 +431,15 @@ def write_native(data: dict[str, Any], prompt: str) -> str:
     text = f"{head}\n{prompt}{end}" if prompt else head
     emitted = _EMITTED.get()
     if emitted is not None:
-        emitted[text] = (data, len(head))
+        emitted[id(text)] = (text, data, len(head))
     return text
 
 
 #: The files :func:`write_native` wrote while :func:`remembering_written` holds, with the
 #: frontmatter each was written from and where its body starts.
-_EMITTED: ContextVar[dict[str, tuple[dict[str, Any], int]] | None]
+#: Keyed by the text's identity (the entry holds the text, so the id cannot be reused):
+#: hashing a 50 KB prompt per file cost more than the lookup saves (big prompts).
+_EMITTED: ContextVar[dict[int, tuple[str, dict[str, Any], int]] | None]
 _EMITTED = ContextVar("roster_written_frontmatter", default=None)
 
 
@@ -467,12 +469,13 @@ def read_written(
     reads back as written (a property test holds ``read_native`` of every written file
     equal to its data), and a file written from valid YAML needs no harness repair.
     ``tailed``: a :class:`Tailed` value stays as it is, for a caller that reads its head
-    and source rather than the merged mapping."""
+    and source rather than the merged mapping. Only the very text object written counts
+    (an equal text read back from disk is parsed)."""
     emitted = _EMITTED.get()
-    kept = None if emitted is None else emitted.get(text)
-    if kept is None:
+    kept = None if emitted is None else emitted.get(id(text))
+    if kept is None or kept[0] is not text:
         return read_native_recovering(text, path, out, recovery)
-    data, start = kept
+    _, data, start = kept
     return NativeDocument(
         data if tailed else expanded(data),
         text[start:],

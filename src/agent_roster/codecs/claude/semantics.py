@@ -203,10 +203,7 @@ def agent_data(agent: NativeAgent) -> dict[str, Any] | None:
     return _agent_data(text, agent.paths[0] if agent.paths else "")
 
 
-@lru_cache(maxsize=1024)
-def _agent_data(text: str, path: str) -> dict[str, Any] | None:
-    # A render check asks a dozen probes of each agent: its file is parsed once (callers
-    # only read the mapping).
+def _read_data(text: str, path: str) -> dict[str, Any] | None:
     from agent_roster.codecs.claude.read import RECOVERY  # read imports this module
 
     doc = read_written(text, path, [], RECOVERY)
@@ -219,6 +216,12 @@ def _agent_data(text: str, path: str) -> dict[str, Any] | None:
     if not isinstance(description, str) or not description:
         return None
     return data
+
+
+# A render check asks a dozen probes of each agent: its file is parsed once (callers only
+# read the mapping). The check itself keeps what it read in the agent's memo, and reads
+# each text once: it calls the uncached readers, which need not hash a long prompt.
+_agent_data = lru_cache(maxsize=1024)(_read_data)
 
 
 def mode_of(data: dict[str, Any]) -> str:
@@ -243,8 +246,11 @@ def decide(agent: NativeAgent, probe: Probe) -> PermissionAction:
         view = memo["claude view"]
     else:
         text = agent_text(agent)
-        view = None if text is None else _view(text, agent.paths[0] if agent.paths else "")
-        if memo is not None:
+        path = agent.paths[0] if agent.paths else ""
+        if memo is None:
+            view = None if text is None else _view(text, path)
+        else:
+            view = None if text is None else _view_of(_read_data(text, path))
             memo["claude view"] = view
     if view is None:
         return DENY
@@ -260,7 +266,10 @@ def decide(agent: NativeAgent, probe: Probe) -> PermissionAction:
 def _view(text: str, path: str) -> _View | None:
     # A render check asks a dozen probes of each agent: its lists are read once, not once
     # per probe (issue 12 item 8).
-    data = _agent_data(text, path)
+    return _view_of(_agent_data(text, path))
+
+
+def _view_of(data: dict[str, Any] | None) -> _View | None:
     if data is None:
         return None
     tools = tool_list(data["tools"]) if "tools" in data else None

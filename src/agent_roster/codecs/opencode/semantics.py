@@ -119,7 +119,10 @@ def agent_layer(agent: NativeAgent, flavor: Flavor = OPENCODE) -> AgentLayer | N
     layer = (
         None
         if text is None
-        else _agent_layer(text, agent.paths[0] if agent.paths else "", flavor.codec)
+        # With a memo each text is read once: the uncached reader, which need not hash it.
+        else (_agent_layer if memo is None else _read_layer)(
+            text, agent.paths[0] if agent.paths else "", flavor.codec
+        )
     )
     if memo is not None:
         memo[key] = layer
@@ -234,9 +237,8 @@ def _globs(joined: str) -> tuple[str, ...]:
     return tuple(found)
 
 
-@lru_cache(maxsize=1024)
-def _agent_layer(text: str, path: str, codec: str) -> AgentLayer | None:
-    # Keyed by the flavor's name: a Flavor holds a mapping, which is not hashable.
+def _read_layer(text: str, path: str, codec: str) -> AgentLayer | None:
+    # By the flavor's name: a Flavor holds a mapping, which is not hashable.
     flavor = KILO if codec == KILO.codec else OPENCODE
     recovery = RECOVERY if flavor is OPENCODE else RECOVERY._replace(harness=flavor.label)
     doc = read_written(text, path, [], recovery, tailed=True)
@@ -265,6 +267,9 @@ def _agent_layer(text: str, path: str, codec: str) -> AgentLayer | None:
         return None
     # check_agent passed: every value is an action or a map of patterns to actions.
     return AgentLayer(agent_permission(entry), tail)
+
+
+_agent_layer = lru_cache(maxsize=1024)(_read_layer)
 
 
 def key_of(probe: Probe) -> str | None:
