@@ -14,6 +14,8 @@ from agent_roster.codecs.native_md import (
     entry_lines,
     read_native,
     read_written,
+    recalled_reading,
+    remember_reading,
     remembering_written,
     write_native,
 )
@@ -130,3 +132,19 @@ def test_read_written_parses_a_text_it_did_not_write() -> None:
         write_native({"name": "a"}, "body")
         doc = read_written("---\nname: b\n---\n\nbody\n", "x.md", [])
     assert doc is not None and doc.data == {"name": "b"}
+
+
+def test_a_reading_is_recalled_for_the_same_text_object_and_path_only() -> None:
+    text = "---\nname: a\n---\nbody " + "x" * 50
+    equal = "".join(list(text))  # the same characters, another object
+    assert equal == text and equal is not text
+    remember_reading(text, "a.md", {"outside": True})  # no block: nothing kept
+    assert recalled_reading(text, "a.md") == (False, None)
+    with remembering_written():
+        remember_reading(text, "a.md", {"name": "a"})
+        assert recalled_reading(text, "a.md") == (True, {"name": "a"})
+        assert recalled_reading(text, "b.md") == (False, None)
+        assert recalled_reading(equal, "a.md") == (False, None)
+        remember_reading(equal, "a.md", None)  # a reader that refused the file
+        assert recalled_reading(equal, "a.md") == (True, None)
+    assert recalled_reading(text, "a.md") == (False, None)

@@ -443,16 +443,44 @@ _EMITTED: ContextVar[dict[int, tuple[str, dict[str, Any], int]] | None]
 _EMITTED = ContextVar("roster_written_frontmatter", default=None)
 
 
+#: What a codec's own reader made of a file it rendered (see :func:`remember_reading`).
+_READINGS: ContextVar[dict[int, tuple[str, str, Any]] | None]
+_READINGS = ContextVar("roster_rendered_readings", default=None)
+
+
 @contextlib.contextmanager
 def remembering_written() -> Iterator[None]:
     """Within this block, :func:`read_written` knows the frontmatter of every file
     :func:`write_native` writes, so a render's check reads what the codec wrote without
-    parsing it back (an OpenCode agent's map can hold a thousand keys)."""
+    parsing it back (an OpenCode agent's map can hold a thousand keys), and
+    :func:`recalled_reading` what a codec's own reader made of a file it rendered."""
     token = _EMITTED.set({})
+    readings = _READINGS.set({})
     try:
         yield
     finally:
+        _READINGS.reset(readings)
         _EMITTED.reset(token)
+
+
+def remember_reading(text: str, path: str, value: Any) -> None:
+    """Within :func:`remembering_written`, keep ``value``: what a codec's reader (a pure
+    function of the text and path) made of ``text`` at ``path``, a file it just rendered
+    and read back to check it (AGH's self-check), so the render check does not read it a
+    second time. Keyed by the text object itself."""
+    readings = _READINGS.get()
+    if readings is not None:
+        readings[id(text)] = (text, path, value)
+
+
+def recalled_reading(text: str, path: str) -> tuple[bool, Any]:
+    """``(True, value)`` when :func:`remember_reading` kept ``value`` for this very text
+    object at ``path``; ``(False, None)`` otherwise."""
+    readings = _READINGS.get()
+    kept = None if readings is None else readings.get(id(text))
+    if kept is None or kept[0] is not text or kept[1] != path:
+        return False, None
+    return True, kept[2]
 
 
 def read_written(

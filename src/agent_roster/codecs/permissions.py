@@ -175,14 +175,23 @@ def evaluate_indexed(
     """:func:`evaluate` (the user's home from the environment), through an index of
     ``rules`` kept while :func:`remembering_rules` is active (for a tuple: a list could
     change under its index); a property test holds the two equal."""
-    kept = _INDEXED.get()
-    if kept is None or type(rules) is not tuple or "\\" in permission:
+    index = _index_of(rules)
+    if index is None or "\\" in permission:
         # A key with "\\" is matched by its normalised text: any rule key may match it.
         return evaluate(rules, permission, argument, tool=tool)
+    return index.evaluate(permission, argument, tool)
+
+
+def _index_of(rules: Sequence[SourcedRule]) -> _ListIndex | None:
+    # The index of ``rules`` kept while remembering_rules is active (None otherwise, or
+    # for a list, which could change under its index).
+    kept = _INDEXED.get()
+    if kept is None or type(rules) is not tuple:
+        return None
     found = kept.get(id(rules))
     if found is None or found[0] is not rules:
         found = kept[id(rules)] = (rules, _ListIndex(rules))
-    return found[1].evaluate(permission, argument, tool)
+    return found[1]
 
 
 def evaluate_each(
@@ -191,13 +200,10 @@ def evaluate_each(
     """:func:`evaluate_indexed` of each ``(permission, argument, tool)`` call, the index
     looked up once: render asks a profile's list about twenty tools, and its check about
     as many calls (issue 12 item 8)."""
-    kept = _INDEXED.get()
-    if kept is None or type(rules) is not tuple:
+    indexed = _index_of(rules)
+    if indexed is None:
         return [evaluate(rules, key, argument, tool=tool) for key, argument, tool in calls]
-    found = kept.get(id(rules))
-    if found is None or found[0] is not rules:
-        found = kept[id(rules)] = (rules, _ListIndex(rules))
-    index = found[1].evaluate
+    index = indexed.evaluate
     return [
         evaluate(rules, key, argument, tool=tool) if "\\" in key else index(key, argument, tool)
         for key, argument, tool in calls

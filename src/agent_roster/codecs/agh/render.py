@@ -3,6 +3,7 @@ AGH's own rules before anything is returned (docs/codecs/agh.md §10)."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from functools import cache
 from typing import Any
@@ -20,7 +21,7 @@ from agent_roster.codecs.agh.read import (
 )
 from agent_roster.codecs.base import Loss, LossOutcome, NativeFile, ReadExisting, RenderRequest
 from agent_roster.codecs.native_io import existing_present
-from agent_roster.codecs.native_md import harness_diagnostic, write_native
+from agent_roster.codecs.native_md import harness_diagnostic, remember_reading, write_native
 from agent_roster.codecs.permissions import effective_rules, evaluate_indexed
 from agent_roster.codecs.prompt import render_prompt
 from agent_roster.codecs.tool_names import canonical_tools, opencode_key, split_ref
@@ -84,10 +85,11 @@ def _decide_permissions(profile: AgentProfile) -> str:
     effective = effective_rules(profile)
     if not effective:
         return _MODE_PERMISSIONS.get(profile.permission_mode, "")
-    keys = set(_tool_keys())
-    keys |= {
-        key for key in (s.rule.permission for s in effective) if "*" not in key and "?" not in key
-    }
+    tool_keys = _tool_keys()
+    named = {s.rule.permission for s in effective}
+    keys = itertools.chain(
+        tool_keys, (k for k in named if k not in tool_keys and "*" not in k and "?" not in k)
+    )
     first = None
     for key in keys:
         action = evaluate_indexed(effective, key).action
@@ -278,8 +280,11 @@ def _self_check(
     split = split_agent_md(content)
     if isinstance(split, str):
         problems = [split]
+        remember_reading(content, agent_path, None)
     else:
         loaded = load_frontmatter(split[0], agent_path)
+        # What agh/semantics.agent_data reads of this file: the render check asks it next.
+        remember_reading(content, agent_path, None if isinstance(loaded, str) else loaded[0])
         if isinstance(loaded, str):
             problems = [loaded]
         else:

@@ -9,6 +9,7 @@ diagnostic reads like the message the operator would see from ``agh``.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 from agent_roster.model.mcp import McpServer, Transport
@@ -93,8 +94,10 @@ def permissions_error(value: str) -> str | None:
     return f"agent.permissions must be one of {allowed}: {_go_quote(value)}"
 
 
+@lru_cache(maxsize=8192)
 def segmented_id_error(value: str) -> str | None:
     """``validateSegmentedID``: the ToolID/ToolsetID grammar of ``internal/tools/id.go``."""
+    # Once per distinct id: every profile that names a server's tool asks it again.
     if not value:
         return "id is required"
     if len(value) > _MAX_ID:

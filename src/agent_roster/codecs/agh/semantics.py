@@ -16,6 +16,7 @@ from typing import Any
 
 from agent_roster.codecs.agh.read import load_frontmatter, split_agent_md
 from agent_roster.codecs.base import NativeAgent, Probe
+from agent_roster.codecs.native_md import recalled_reading
 from agent_roster.codecs.semantics import ALLOW, ASK, DENY, agent_text
 from agent_roster.codecs.tool_names import split_ref
 from agent_roster.model.profile import PermissionAction
@@ -51,7 +52,8 @@ def agent_data(agent: NativeAgent) -> dict[str, Any] | None:
     text = agent_text(agent, path) if path else None
     if text is None or path is None:
         return None
-    return _frontmatter(text, path)
+    found, data = recalled_reading(text, path)  # read back by the render's self-check
+    return data if found else _frontmatter(text, path)
 
 
 @lru_cache(maxsize=64)
@@ -81,5 +83,11 @@ def decide_data(data: dict[str, Any], probe: Probe) -> PermissionAction:
 
 def decide(agent: NativeAgent, probe: Probe) -> PermissionAction:
     """AGH's decision for ``probe`` made by the agent ``agent``."""
-    data = agent_data(agent)
+    memo = agent.memo
+    if memo is not None and "agh data" in memo:
+        data = memo["agh data"]
+    else:
+        data = agent_data(agent)
+        if memo is not None:
+            memo["agh data"] = data
     return DENY if data is None else decide_data(data, probe)
