@@ -21,7 +21,7 @@ import msgspec
 from agent_roster import diagnostics as dx
 from agent_roster.codecs import native_io
 from agent_roster.codecs.claude import mcp as claude_mcp
-from agent_roster.codecs.native_md import harness_diagnostic, read_native
+from agent_roster.codecs.native_md import harness_diagnostic, read_written
 from agent_roster.codecs.opencode.js import JsoncError, load_jsonc
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.mcp import McpServer, Transport
@@ -175,7 +175,9 @@ def parse_agent(text: str, path: Path) -> tuple[QwenAgent | None, str]:
     if not _FRONTMATTER.match(normalized):
         return None, prefix + "Invalid format: missing YAML frontmatter"
     found: list[Diagnostic] = []
-    doc = read_native(text, str(path), found)
+    # A file this render just wrote is read from the frontmatter it was written from
+    # (the render check parses every agent otherwise: a fifth of a Qwen render).
+    doc = read_written(text, str(path), found)
     if doc is None:
         first = next((d for d in found if d.is_error), None)
         return None, prefix + (first.message if first else "the frontmatter does not parse")

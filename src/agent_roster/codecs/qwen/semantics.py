@@ -38,10 +38,14 @@ MODES = {
 
 def decide(agent: NativeAgent, probe: Probe) -> PermissionAction:
     """Qwen Code's decision for ``probe`` made by the subagent ``agent``."""
-    text = agent_text(agent)
-    if text is None:
-        return DENY
-    view = _view(text, agent.paths[0] if agent.paths else "agent.md")
+    memo = agent.memo
+    if memo is not None and "qwen view" in memo:
+        view = memo["qwen view"]
+    else:
+        text = agent_text(agent)
+        view = None if text is None else _view(text, agent.paths[0] if agent.paths else "agent.md")
+        if memo is not None:
+            memo["qwen view"] = view
     if view is None:
         return DENY
     return decide_view(view, probe)
