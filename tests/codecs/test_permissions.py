@@ -377,8 +377,10 @@ def test_an_indexed_rule_list_decides_like_evaluate(
         calls = [(key, arg, tool), ("*", "*", None), (key, "*", "Edit"), (key, arg, tool)]
         each = [evaluate(listed, k, a, tool=t) for k, a, t in calls]
         assert permissions.evaluate_each(listed, calls) == each
+        assert permissions.evaluator(listed)(key) == evaluate(listed, key)
     assert permissions.evaluate_indexed(listed, key, arg, tool=tool) == plain  # outside
     assert permissions.evaluate_each(listed, [(key, arg, tool)]) == [plain]
+    assert permissions.evaluator(listed)(key) == evaluate(listed, key)
 
 
 def test_a_rule_list_is_indexed_once_within_a_render() -> None:

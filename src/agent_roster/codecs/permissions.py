@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from functools import cache, lru_cache
 from typing import Any, NamedTuple
@@ -180,6 +180,16 @@ def evaluate_indexed(
         # A key with "\\" is matched by its normalised text: any rule key may match it.
         return evaluate(rules, permission, argument, tool=tool)
     return index.evaluate(permission, argument, tool)
+
+
+def evaluator(rules: Sequence[SourcedRule]) -> Callable[[str], Decision]:
+    """:func:`evaluate_indexed` of ``rules`` for a key (argument ``*``) as one function, the
+    index looked up once: for a caller asking key after key until it knows enough."""
+    index = _index_of(rules)
+    if index is None:
+        return lambda key: evaluate(rules, key)
+    ask = index.evaluate
+    return lambda key: evaluate(rules, key) if "\\" in key else ask(key, "*", None)
 
 
 def _index_of(rules: Sequence[SourcedRule]) -> _ListIndex | None:

@@ -74,7 +74,12 @@ def open_folder_fd(folder: str, *, make: bool = False) -> int:
     """The folder at ``folder`` open for :func:`atomic_write_at` (``make``: created first,
     with its parents, when missing). The caller closes it."""
     if folder and make:
-        os.makedirs(folder, exist_ok=True)
+        try:
+            os.mkdir(folder)  # usually its parent is there: one call (AGH: a folder per agent)
+        except FileExistsError:
+            pass
+        except FileNotFoundError:
+            os.makedirs(folder, exist_ok=True)
     return os.open(folder or ".", _FOLDER)
 
 

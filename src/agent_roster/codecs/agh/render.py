@@ -22,7 +22,7 @@ from agent_roster.codecs.agh.read import (
 from agent_roster.codecs.base import Loss, LossOutcome, NativeFile, ReadExisting, RenderRequest
 from agent_roster.codecs.native_io import existing_present
 from agent_roster.codecs.native_md import harness_diagnostic, remember_reading, write_native
-from agent_roster.codecs.permissions import effective_rules, evaluate_indexed
+from agent_roster.codecs.permissions import effective_rules, evaluator
 from agent_roster.codecs.prompt import render_prompt
 from agent_roster.codecs.tool_names import canonical_tools, opencode_key, split_ref
 from agent_roster.diagnostics import Diagnostic
@@ -91,8 +91,9 @@ def _decide_permissions(profile: AgentProfile) -> str:
         tool_keys, (k for k in named if k not in tool_keys and "*" not in k and "?" not in k)
     )
     first = None
+    decide = evaluator(effective)
     for key in keys:
-        action = evaluate_indexed(effective, key).action
+        action = decide(key).action
         if first is None:
             first = action
         elif action is not first:
