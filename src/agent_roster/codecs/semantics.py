@@ -15,8 +15,9 @@ so an imported agent leaves nothing unmatched).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import cache, lru_cache
+from typing import TypeVar
 
 from agent_roster.codecs.base import NativeAgent, Probe
 from agent_roster.codecs.native_md import NativeDocument, read_written
@@ -41,6 +42,7 @@ from agent_roster.codecs.tool_names import (
 from agent_roster.known_tools import DEFAULT_EMBEDDED_COMMANDS
 from agent_roster.model.profile import AgentProfile, PermissionAction
 
+T = TypeVar("T")
 ALLOW, ASK, DENY = PermissionAction.ALLOW, PermissionAction.ASK, PermissionAction.DENY
 #: How strict each decision is: a harness may answer stricter than the model, never looser.
 STRICTNESS = {ALLOW: 0, ASK: 1, DENY: 2}
@@ -212,6 +214,18 @@ def _mcp_tools_of_key(key: str, servers: Sequence[str]) -> tuple[str, ...]:
                 return (f"mcp__{server}__{tool}",)
             return (f"mcp__{server}__{PROBE_MCP_TOOL}",)
     return ()
+
+
+def remembered(agent: NativeAgent, key: str, read: Callable[[], T]) -> T:
+    """``read()``, kept in the agent's memo under ``key`` when it has one
+    (:attr:`NativeAgent.memo`), so a codec reads an agent once for every call it decides."""
+    memo = agent.memo
+    if memo is None:
+        return read()
+    if key in memo:
+        return memo[key]  # type: ignore[no-any-return]
+    found = memo[key] = read()
+    return found
 
 
 def agent_text(agent: NativeAgent, path: str | None = None) -> str | None:

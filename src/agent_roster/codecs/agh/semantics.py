@@ -17,7 +17,7 @@ from typing import Any
 from agent_roster.codecs.agh.read import load_frontmatter, split_agent_md
 from agent_roster.codecs.base import NativeAgent, Probe
 from agent_roster.codecs.native_md import recalled_reading
-from agent_roster.codecs.semantics import ALLOW, ASK, DENY, agent_text
+from agent_roster.codecs.semantics import ALLOW, ASK, DENY, agent_text, remembered
 from agent_roster.codecs.tool_names import split_ref
 from agent_roster.model.profile import PermissionAction
 
@@ -83,11 +83,5 @@ def decide_data(data: dict[str, Any], probe: Probe) -> PermissionAction:
 
 def decide(agent: NativeAgent, probe: Probe) -> PermissionAction:
     """AGH's decision for ``probe`` made by the agent ``agent``."""
-    memo = agent.memo
-    if memo is not None and "agh data" in memo:
-        data = memo["agh data"]
-    else:
-        data = agent_data(agent)
-        if memo is not None:
-            memo["agh data"] = data
+    data = remembered(agent, "agh data", lambda: agent_data(agent))
     return DENY if data is None else decide_data(data, probe)

@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 
 from agent_roster.codecs.base import NativeAgent, Probe
 from agent_roster.codecs.native_md import read_written
-from agent_roster.codecs.semantics import ALLOW, ASK, DENY, agent_text
+from agent_roster.codecs.semantics import ALLOW, ASK, DENY, agent_text, remembered
 from agent_roster.codecs.tool_names import opencode_key, split_ref
 from agent_roster.known_tools import (
     CLAUDE_BUILTIN_TOOLS,
@@ -241,17 +241,7 @@ class _View(NamedTuple):
 
 def decide(agent: NativeAgent, probe: Probe) -> PermissionAction:
     """Claude Code's decision for ``probe`` made by the subagent ``agent``."""
-    memo = agent.memo
-    if memo is not None and "claude view" in memo:
-        view = memo["claude view"]
-    else:
-        text = agent_text(agent)
-        path = agent.paths[0] if agent.paths else ""
-        if memo is None:
-            view = None if text is None else _view(text, path)
-        else:
-            view = None if text is None else _view_of(_read_data(text, path))
-            memo["claude view"] = view
+    view = remembered(agent, "claude view", lambda: _agent_view(agent))
     if view is None:
         return DENY
     tool = _tool_of(probe.tool)
@@ -260,6 +250,15 @@ def decide(agent: NativeAgent, probe: Probe) -> PermissionAction:
     if _covered(view.denied, tool, None):
         return DENY
     return mode_decision(view.mode, tool)
+
+
+def _agent_view(agent: NativeAgent) -> _View | None:
+    text = agent_text(agent)
+    if text is None:
+        return None
+    path = agent.paths[0] if agent.paths else ""
+    # With a memo each text is read once: the uncached reader, which need not hash it.
+    return _view(text, path) if agent.memo is None else _view_of(_read_data(text, path))
 
 
 @lru_cache(maxsize=1024)

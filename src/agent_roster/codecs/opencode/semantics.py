@@ -28,7 +28,7 @@ from agent_roster.codecs.permissions import (
     rules_from_config,
     wildcard_match,
 )
-from agent_roster.codecs.semantics import DENY, agent_text
+from agent_roster.codecs.semantics import DENY, agent_text, remembered
 from agent_roster.codecs.tool_names import opencode_mcp_key, split_ref, to_native
 from agent_roster.errors import UsageError
 from agent_roster.model.profile import PermissionAction, PermissionRule
@@ -111,22 +111,16 @@ def agent_rules(agent: NativeAgent, flavor: Flavor = OPENCODE) -> tuple[Permissi
 def agent_layer(agent: NativeAgent, flavor: Flavor = OPENCODE) -> AgentLayer | None:
     """The agent file's own permission map (``tools`` folded in), ready to decide calls,
     or ``None`` when the harness would not load it."""
-    memo = agent.memo
-    key = flavor.codec + " layer"
-    if memo is not None and key in memo:
-        return memo[key]  # type: ignore[no-any-return]
+    return remembered(agent, flavor.codec + " layer", lambda: _layer_of(agent, flavor))
+
+
+def _layer_of(agent: NativeAgent, flavor: Flavor) -> AgentLayer | None:
     text = agent_text(agent)
-    layer = (
-        None
-        if text is None
-        # With a memo each text is read once: the uncached reader, which need not hash it.
-        else (_agent_layer if memo is None else _read_layer)(
-            text, agent.paths[0] if agent.paths else "", flavor.codec
-        )
-    )
-    if memo is not None:
-        memo[key] = layer
-    return layer
+    if text is None:
+        return None
+    # With a memo each text is read once: the uncached reader, which need not hash it.
+    read = _agent_layer if agent.memo is None else _read_layer
+    return read(text, agent.paths[0] if agent.paths else "", flavor.codec)
 
 
 class AgentLayer:
@@ -309,15 +303,11 @@ def decide(agent: NativeAgent, probe: Probe, flavor: Flavor = OPENCODE) -> Permi
 def _config_index(agent: NativeAgent, flavor: Flavor) -> RuleIndex:
     # The rules every agent of the scope shares (defaults and config layers), indexed once
     # per content of the config files.
-    memo = agent.memo
-    key = flavor.codec + " config"
-    if memo is not None and key in memo:
-        return memo[key]  # type: ignore[no-any-return]
-    texts = tuple(agent.read(path) for path in config_files(flavor, agent.scope))
-    index = _shared_index(_layered(texts))
-    if memo is not None:
-        memo[key] = index
-    return index
+    def read() -> RuleIndex:
+        texts = tuple(agent.read(path) for path in config_files(flavor, agent.scope))
+        return _shared_index(_layered(texts))
+
+    return remembered(agent, flavor.codec + " config", read)
 
 
 @lru_cache(maxsize=64)

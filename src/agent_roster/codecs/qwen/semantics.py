@@ -21,7 +21,7 @@ from agent_roster.codecs.claude import semantics as claude_semantics
 from agent_roster.codecs.defaults import explicit_rules
 from agent_roster.codecs.qwen.read import QwenAgent, parse_agent, tool_list
 from agent_roster.codecs.qwen.tools import canonical_tool
-from agent_roster.codecs.semantics import DENY, agent_text
+from agent_roster.codecs.semantics import DENY, agent_text, remembered
 from agent_roster.codecs.tool_names import split_ref, to_native
 from agent_roster.model.profile import PermissionAction, PermissionRule
 
@@ -38,14 +38,7 @@ MODES = {
 
 def decide(agent: NativeAgent, probe: Probe) -> PermissionAction:
     """Qwen Code's decision for ``probe`` made by the subagent ``agent``."""
-    memo = agent.memo
-    if memo is not None and "qwen view" in memo:
-        view = memo["qwen view"]
-    else:
-        text = agent_text(agent)
-        view = None if text is None else _view(text, agent.paths[0] if agent.paths else "agent.md")
-        if memo is not None:
-            memo["qwen view"] = view
+    view = remembered(agent, "qwen view", lambda: _agent_view(agent))
     if view is None:
         return DENY
     return decide_view(view, probe)
@@ -104,6 +97,11 @@ def decide_view(view: View, probe: Probe) -> PermissionAction:
     if ref.tool in view.denied:
         return DENY
     return claude_semantics.mode_decision(view.mode, ref.tool)
+
+
+def _agent_view(agent: NativeAgent) -> View | None:
+    text = agent_text(agent)
+    return None if text is None else _view(text, agent.paths[0] if agent.paths else "agent.md")
 
 
 @lru_cache(maxsize=1024)
