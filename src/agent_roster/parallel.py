@@ -41,7 +41,6 @@ _HEADER = struct.Struct("!Iq")
 _FAILED = -1
 _PR_SET_PDEATHSIG = 1
 _MAX_CHUNKS = 60_000 // _TICKET.size
-_READ_SIZE = 1 << 20
 #: Bytes a result pipe may hold, so a worker runs on while this process is busy elsewhere.
 _PIPE_SIZE = 1 << 20
 
@@ -60,7 +59,7 @@ def ordered_map(
     workers: int,
     *,
     encode: Callable[[R], bytes] | None = None,
-    decode: Callable[[bytes], R] | None = None,
+    decode: Callable[[bytearray], R] | None = None,
 ) -> Generator[R, None, None]:
     """``fn(chunk)`` for every chunk, in order, computed by up to ``workers`` forked
     processes and this one. ``fn`` and the chunks reach the workers by ``fork``; a
@@ -87,12 +86,12 @@ class _Pool(Generic[T, R]):
         self.chunks = chunks
         self.workers = workers
         self.encode: Callable[[R], bytes] = _pickled
-        self.decode: Callable[[bytes], R] = pickle.loads  # written by our own fork
+        self.decode: Callable[[bytearray], R] = pickle.loads  # written by our own fork
         self.tickets = -1
         self.pids: list[int] = []
-        #: Result pipes still open, with the bytes read from each that are not yet a frame.
-        self.pipes: dict[int, bytearray] = {}
-        self.done: dict[int, bytes | None] = {}
+        #: Result pipes still open, each with the frame being read from it.
+        self.pipes: dict[int, _Inbox] = {}
+        self.done: dict[int, bytearray | None] = {}
         #: Chunks done here while a worker had them; the worker's copy is dropped.
         self.redone: set[int] = set()
         #: About how long one chunk takes here (None until one has been done).
@@ -128,7 +127,7 @@ class _Pool(Generic[T, R]):
                 self._work(parent, sink, list(self.pipes))
             os.close(sink)
             os.set_blocking(results, False)
-            self.pipes[results] = bytearray()
+            self.pipes[results] = _Inbox()
             self.pids.append(pid)
 
     def _next(self, index: int, mine: dict[int, R]) -> R:
@@ -172,34 +171,23 @@ class _Pool(Generic[T, R]):
             return False
         readable, _, _ = select.select(list(self.pipes), [], [], timeout)
         for fd in readable:
-            buffer = self.pipes[fd]
+            inbox = self.pipes[fd]
             while True:
                 try:
-                    data = os.read(fd, _READ_SIZE)
+                    more = inbox.read(fd)
                 except BlockingIOError:
                     break
-                if not data:
+                if not more:  # the worker is gone
                     del self.pipes[fd]
                     os.close(fd)
                     break
-                buffer += data
-            self._frames(buffer)
+            for index, payload in inbox.finished:
+                if index in self.redone:
+                    self.redone.discard(index)
+                else:
+                    self.done[index] = payload
+            inbox.finished.clear()
         return bool(readable)
-
-    def _frames(self, buffer: bytearray) -> None:
-        """Move the complete frames at the start of ``buffer`` into ``done``."""
-        start = 0
-        while len(buffer) - start >= _HEADER.size:
-            index, size = _HEADER.unpack_from(buffer, start)
-            end = start + _HEADER.size + max(size, 0)
-            if len(buffer) < end:
-                break
-            if index in self.redone:
-                self.redone.discard(index)
-            else:
-                self.done[index] = None if size == _FAILED else bytes(buffer[end - size : end])
-            start = end
-        del buffer[:start]
 
     def _stop(self) -> None:
         for pid in self.pids:
@@ -239,6 +227,46 @@ class _Pool(Generic[T, R]):
             code = 0
         finally:
             os._exit(code)  # no atexit handlers, no flushing of the parent's buffers
+
+
+class _Inbox:
+    """The frame being read from one worker's pipe: its header, then its payload, each read
+    straight into a buffer of its exact size. A large load's results are hundreds of MB (a
+    vault of long prompts); reading them into one growing buffer and slicing each frame out
+    copied every byte three more times, into freshly allocated memory each time, which made
+    this process, not the parsing, what a parallel load waited for."""
+
+    __slots__ = ("filled", "finished", "header", "index", "payload")
+
+    def __init__(self) -> None:
+        self.header = bytearray(_HEADER.size)
+        self.payload: bytearray | None = None
+        self.index = -1
+        self.filled = 0
+        #: Frames read completely, as (chunk index, payload or None: the worker failed).
+        self.finished: list[tuple[int, bytearray | None]] = []
+
+    def read(self, fd: int) -> bool:
+        """One read from ``fd`` (non-blocking: ``BlockingIOError`` when it has nothing);
+        False at end of file."""
+        target = self.header if self.payload is None else self.payload
+        got = os.readv(fd, [memoryview(target)[self.filled :]])
+        if not got:
+            return False
+        self.filled += got
+        if self.filled < len(target):
+            return True
+        self.filled = 0
+        if self.payload is None:
+            index, size = _HEADER.unpack(self.header)
+            if size <= 0:  # nothing follows: a failure, or an empty payload
+                self.finished.append((index, None if size == _FAILED else bytearray()))
+            else:
+                self.index, self.payload = index, bytearray(size)
+        else:
+            self.finished.append((self.index, self.payload))
+            self.payload = None
+        return True
 
 
 def _die_with(parent: int) -> None:

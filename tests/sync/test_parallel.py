@@ -49,6 +49,40 @@ def test_results_come_back_in_order_from_workers_and_this_process() -> None:
     assert _children() == []
 
 
+def test_results_larger_than_the_pipe_and_empty_ones_arrive_whole() -> None:
+    # Each worker result spans many reads of its pipe (1 MiB), one encodes to nothing at
+    # all, and the parent reads them between chunks of its own: every byte must arrive in
+    # its own frame, in order.
+    parent = os.getpid()
+
+    def big(chunk: int) -> tuple[int, bytes, bool]:
+        if chunk % 7 == 3:
+            return chunk, b"", os.getpid() != parent
+        time.sleep(0.002)
+        return chunk, bytes([chunk % 251]) * (300_000 * (chunk % 5 + 1)), os.getpid() != parent
+
+    def encode(result: tuple[int, bytes, bool]) -> bytes:
+        chunk, data, _ = result
+        return b"" if not data else chunk.to_bytes(4, "big") + data
+
+    def decode(payload: bytearray) -> tuple[int, bytes, bool]:
+        if not payload:
+            return -1, b"", True
+        return int.from_bytes(payload[:4], "big"), bytes(payload[4:]), True
+
+    results = list(pool.ordered_map(big, range(40), workers=2, encode=encode, decode=decode))
+    from_workers = [r for r in results if r[2]]
+    assert any(r[1] for r in from_workers)  # workers sent large frames
+    assert any(r[0] == -1 for r in from_workers)  # and empty ones
+    for chunk, (got, data, _) in enumerate(results):
+        if chunk % 7 == 3:
+            assert data == b""
+            continue
+        assert got == chunk
+        assert data == bytes([chunk % 251]) * (300_000 * (chunk % 5 + 1))
+    assert _children() == []
+
+
 def test_without_workers_everything_runs_here() -> None:
     results = list(pool.ordered_map(_slow_pid, range(5), workers=0))
     assert results == [(chunk, os.getpid()) for chunk in range(5)]

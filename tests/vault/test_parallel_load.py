@@ -118,6 +118,7 @@ def test_chunks_are_cut_at_a_byte_budget_as_well_as_a_file_count(
     long = root / "agent-types" / "coding-3" / "profile.md"
     long.write_text(long.read_text() + "\n## Notes\n\n" + "a line of prose\n" * 8000)
     monkeypatch.setattr(parallel_load, "CHUNK_BYTES", 32 * 1024)
+    monkeypatch.setattr(parallel_load, "SHIPPED_MAX", 1 << 20)
     files = list(VaultLayout(root).iter_files([]))
     monkeypatch.setattr(parallel_load, "CHUNK", 20)
     chunks = parallel_load._chunks(files)
@@ -136,3 +137,24 @@ def test_chunks_are_cut_at_a_byte_budget_as_well_as_a_file_count(
     serial, split = _loads(root, monkeypatch)
     assert split.profiles == serial.profiles
     assert split.all_diagnostics() == serial.all_diagnostics()
+
+
+def test_a_long_profile_is_parsed_here_not_sent_from_a_worker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Shipping a long prompt back from a worker costs this process about what parsing it
+    # does: files over SHIPPED_MAX stay out of the workers' chunks, and the loader's own
+    # pass parses them, so the snapshot is the same.
+    root = _vault(tmp_path, 8)
+    long = root / "agent-types" / "coding-3" / "profile.md"
+    long.write_text(long.read_text() + "\n## Notes\n\n" + "a line of prose\n" * 2000)
+    files = list(VaultLayout(root).iter_files([]))
+    chunked = {i for chunk in parallel_load._chunks(files) for i in chunk}
+    profiles = {i for i, f in enumerate(files) if f[0].kind is EntryKind.PROFILE}
+    kept_here = {i for i in profiles if files[i][1] == str(long)}
+    assert files[next(iter(kept_here))][2].st_size > parallel_load.SHIPPED_MAX  # type: ignore[union-attr]
+    assert chunked == profiles - kept_here
+    serial, split = _loads(root, monkeypatch)
+    assert split.profiles == serial.profiles
+    assert split.all_diagnostics() == serial.all_diagnostics()
+    assert "a line of prose" in split.profiles[(None, "coding-3")].document.text  # type: ignore[union-attr]

@@ -35,6 +35,11 @@ PARALLEL_MIN_PROFILES = 2_000
 #: finished its own chunk, so a parallel load of such a vault took longer than a serial one.
 CHUNK = 200
 CHUNK_BYTES = 256 * 1024
+#: A profile file larger than this is parsed by this process (the loader's own pass), not
+#: sent to a worker: a worker's answer holds the file's text and its prompt again, and for
+#: a long prompt receiving and decoding that costs this process about what parsing the file
+#: does (a vault of 50 KB prompts loaded slower with a worker than without).
+SHIPPED_MAX = 16 * 1024
 
 _Clean = tuple[int, AgentProfile, str, tuple[Diagnostic, ...]]
 _Found = list[tuple[int, ParsedProfile]]
@@ -58,16 +63,20 @@ def assumed_server_names(files: Sequence[RawFile]) -> dict[str | None, set[str]]
 
 
 def _chunks(files: Sequence[RawFile]) -> list[list[int]]:
-    # The profile files' indexes in order, cut at CHUNK files or CHUNK_BYTES bytes (by the
-    # listing's sizes; a file without one counts as empty), whichever comes first.
+    # The indexes of the profile files up to SHIPPED_MAX bytes, in order, cut at CHUNK files
+    # or CHUNK_BYTES bytes (by the listing's sizes; a file without one counts as empty),
+    # whichever comes first.
     chunks: list[list[int]] = []
     chunk: list[int] = []
     size = 0
     for index, (entry, _, info) in enumerate(files):
         if entry.kind is not EntryKind.PROFILE:
             continue
+        file_size = info.st_size if info is not None else 0
+        if file_size > SHIPPED_MAX:
+            continue
         chunk.append(index)
-        size += info.st_size if info is not None else 0
+        size += file_size
         if len(chunk) == CHUNK or size >= CHUNK_BYTES:
             chunks.append(chunk)
             chunk, size = [], 0
@@ -118,7 +127,7 @@ def parse_clean(
         ]
         return _ENCODER.encode(clean)
 
-    def decode(data: bytes) -> _Found:
+    def decode(data: bytearray) -> _Found:
         return [
             (i, ParsedProfile(profile, found, ProfileDocument(files[i][0].rel_path, text)))
             for i, profile, text, found in _DECODER.decode(data)
