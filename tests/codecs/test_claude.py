@@ -14,7 +14,12 @@ from hypothesis import strategies as st
 
 from agent_roster.codecs.base import Discovery, LossOutcome, Rendering, Scope
 from agent_roster.codecs.claude.codec import CODEC
-from agent_roster.codecs.claude.semantics import split_by_characters, split_tools
+from agent_roster.codecs.claude.semantics import (
+    Coverage,
+    covers,
+    split_by_characters,
+    split_tools,
+)
 from agent_roster.codecs.native_md import read_native
 from agent_roster.commands.harness import load_effective
 from agent_roster.model.mcp import McpServer, Transport
@@ -389,3 +394,54 @@ def test_corpus_round_trips(tmp_path: Path) -> None:
     assert roundtrip_differences(CODEC, CORPUS, found.profiles) == []
     e = {p.id: p for p in found.profiles}["e"]
     assert e.harness == {"claude": {"skills": ["x"], "background": True}}
+
+
+_ENTRY = st.sampled_from(
+    [
+        "Bash",
+        "Bash(git log:*)",
+        "Agent",
+        "Agent(reviewer, tester)",
+        "Task",
+        "Task(helper)",
+        "Read",
+        " Edit ",
+        "mcp__github",
+        "mcp__github__*",
+        "mcp__github__create_issue",
+        "mcp__db__query",
+    ]
+)
+
+
+@given(
+    st.lists(_ENTRY, max_size=8),
+    st.lists(_ENTRY, max_size=4),
+    st.sampled_from(
+        [
+            "Bash",
+            "Agent",
+            "Task",
+            "Read",
+            "Edit",
+            "Write",
+            "mcp__github__create_issue",
+            "mcp__github__list",
+            "mcp__db__query",
+            "mcp__db__drop",
+        ]
+    ),
+    st.sampled_from([None, "*", "reviewer", "helper", "other"]),
+)
+def test_a_growing_coverage_answers_as_covers_of_its_list(
+    first: list[str], later: list[str], tool: str, argument: str | None
+) -> None:
+    # Claude's render asks about its tools and disallowedTools lists while it appends to
+    # them: the incremental reading must answer exactly as covers() of the list so far.
+    coverage = Coverage(first)
+    assert coverage.entries == first
+    assert coverage.covers(tool, argument) == covers(first, tool, argument)
+    for entry in later:
+        coverage.append(entry)
+    assert coverage.entries == [*first, *later]
+    assert coverage.covers(tool, argument) == covers([*first, *later], tool, argument)

@@ -15,6 +15,7 @@ from functools import lru_cache
 from agent_roster.codecs import semantics
 from agent_roster.codecs.base import Probe
 from agent_roster.codecs.claude import semantics as claude_semantics
+from agent_roster.codecs.claude.semantics import Coverage
 from agent_roster.codecs.permissions import ALIASES, SECONDARY, effective_rules
 from agent_roster.codecs.semantics import PROBE_MCP_TOOL
 from agent_roster.codecs.tool_names import canonical_tools, native_names, split_ref
@@ -159,25 +160,29 @@ class ClaudePermissions:
         last = answers.pop()
         catch = None if last.rule is None else last.action
         wants = [None if found.rule is None else found.action for found in answers]
+        listed: Coverage | None = None
         if profile.allowed_tools or profile.tools_exact or catch is PermissionAction.DENY:
-            self.list = [native_tool(t, embedded, commands) for t in profile.allowed_tools]
+            listed = Coverage(native_tool(t, embedded, commands) for t in profile.allowed_tools)
             for (name, written), found in zip(names, wants, strict=True):
                 if name in ALIASES or name in SECONDARY:
                     continue  # granted only when the profile names it
                 granted = found is not None and found is not PermissionAction.DENY
-                if granted and not claude_semantics.covers(self.list, name):
-                    self.list.append(written)
+                if granted and not listed.covers(name):
+                    listed.append(written)
+            self.list = listed.entries
+        denied = Coverage()
         for (name, written), want in zip(names, wants, strict=True):
             if want is None:
                 continue
-            got = self._claude(name, mode)
+            got = self._claude(name, mode, listed, denied)
             if semantics.wider(got, want):
-                if written not in self.deny:
-                    self.deny.append(written)
+                if written not in denied.entries:
+                    denied.append(written)
                 if want is PermissionAction.ASK:
                     self.narrowed.append(written)
             elif semantics.wider(want, got) and name in PROMPTED:
                 self.stricter.append(name)
+        self.deny = denied.entries
 
     @staticmethod
     def _names(profile: AgentProfile) -> list[tuple[str, str]]:
@@ -186,10 +191,13 @@ class ClaudePermissions:
         found += [(f"mcp__{s}__{PROBE_MCP_TOOL}", f"mcp__{s}") for s in profile.mcp_servers]
         return found
 
-    def _claude(self, name: str, mode: str) -> PermissionAction:
-        if self.list is not None and not claude_semantics.covers(self.list, name, "*"):
+    @staticmethod
+    def _claude(
+        name: str, mode: str, listed: Coverage | None, denied: Coverage
+    ) -> PermissionAction:
+        if listed is not None and not listed.covers(name, "*"):
             return PermissionAction.DENY
-        if claude_semantics.covers(self.deny, name):
+        if denied.covers(name):
             return PermissionAction.DENY
         return claude_semantics.mode_decision(mode, split_ref(name).tool)
 

@@ -22,6 +22,8 @@ agent's (the import reports them). A file Claude Code would not load gives no to
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from functools import lru_cache
 from typing import Any, NamedTuple
 
@@ -158,7 +160,7 @@ def covers(entries: list[str], tool: str, argument: str | None = None) -> bool:
 
 #: A list's entries as :func:`covers` reads them: the bases naming a whole tool, and the
 #: enforced-argument entries (``Agent(a, b)``) with what follows their "(".
-_Entries = tuple[frozenset[str], tuple[tuple[str, str], ...]]
+_Entries = tuple[AbstractSet[str], Sequence[tuple[str, str]]]
 
 
 def _covered(entries: _Entries, tool: str, argument: str | None) -> bool:
@@ -183,16 +185,37 @@ def _entries(entries: tuple[str, ...]) -> _Entries:
     # A list's entries read once (render and its check ask about each list dozens of
     # times): the bases that name a whole tool, and the enforced-argument entries
     # (``Agent(a, b)``) with what follows their "(".
-    whole: set[str] = set()
-    enforced: list[tuple[str, str]] = []
-    for entry in entries:
+    coverage = Coverage(entries)
+    return frozenset(coverage.whole), tuple(coverage.enforced)
+
+
+class Coverage:
+    """:func:`covers` for a list that grows entry by entry (Claude's render decides tool
+    after tool, asking about its ``tools`` and ``disallowedTools`` lists as they grow):
+    each entry is read once, as it is added, instead of the whole list at every question."""
+
+    __slots__ = ("enforced", "entries", "whole")
+
+    def __init__(self, entries: Iterable[str] = ()) -> None:
+        #: The list as written, in order.
+        self.entries: list[str] = []
+        self.whole: set[str] = set()
+        self.enforced: list[tuple[str, str]] = []
+        for entry in entries:
+            self.append(entry)
+
+    def append(self, entry: str) -> None:
+        self.entries.append(entry)
         base, paren, rest = entry.partition("(")
         base = base.strip()
         if paren and base in ENFORCED_ARGUMENT:
-            enforced.append((base, rest))
+            self.enforced.append((base, rest))
         else:
-            whole.add(base)
-    return frozenset(whole), tuple(enforced)
+            self.whole.add(base)
+
+    def covers(self, tool: str, argument: str | None = None) -> bool:
+        """:func:`covers` of :attr:`entries`."""
+        return _covered((self.whole, self.enforced), tool, argument)
 
 
 def agent_data(agent: NativeAgent) -> dict[str, Any] | None:
