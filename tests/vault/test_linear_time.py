@@ -198,7 +198,10 @@ def test_100000_items_in_roster_toml_stay_linear(name: str) -> None:
     small = _config_cpu_seconds(name, 10_000)
     before = machine_factor()
     large = _config_cpu_seconds(name, 100_000)
-    bound = 2.0 * max(before, machine_factor())
+    # An outer bound, not the linearity check (the ratio below is): 4 s on the reference
+    # machine, where a rescan per item takes minutes. At 2 s, the slowest case (100,000
+    # [[notify.command]] tables, about 2 s there) failed a CI run by 0.6% on Python 3.13.
+    bound = 4.0 * max(before, machine_factor())
     if large >= bound:  # load from the other test worker: once more, the better run judged
         large = min(large, _config_cpu_seconds(name, 100_000))
     assert large < bound, f"{name}: {large:.2f} s of CPU for 100,000 items (bound {bound:.2f})"
