@@ -62,6 +62,22 @@ def _loads(
     return serial, split
 
 
+def _with_long_profile(tmp_path: Path, lines: int) -> tuple[Path, Path]:
+    """The test vault with ``coding-3``'s prompt made ``lines`` lines of prose longer."""
+    root = _vault(tmp_path, 8)
+    long = root / "agent-types" / "coding-3" / "profile.md"
+    long.write_text(long.read_text() + "\n## Notes\n\n" + "a line of prose\n" * lines)
+    return root, long
+
+
+def _same_as_serial(root: Path, monkeypatch: pytest.MonkeyPatch) -> loader.VaultSnapshot:
+    """The parallel load of ``root``, checked equal to the serial one."""
+    serial, split = _loads(root, monkeypatch)
+    assert split.profiles == serial.profiles
+    assert split.all_diagnostics() == serial.all_diagnostics()
+    return split
+
+
 def test_workers_give_the_same_snapshot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = _vault(tmp_path, 8)
     serial, split = _loads(root, monkeypatch)
@@ -114,9 +130,7 @@ def test_chunks_are_cut_at_a_byte_budget_as_well_as_a_file_count(
 ) -> None:
     # A worker's answer must fit its pipe while this process parses a chunk of its own:
     # a chunk of long prompts is cut by bytes, and the snapshot stays the same.
-    root = _vault(tmp_path, 8)
-    long = root / "agent-types" / "coding-3" / "profile.md"
-    long.write_text(long.read_text() + "\n## Notes\n\n" + "a line of prose\n" * 8000)
+    root, long = _with_long_profile(tmp_path, 8000)
     monkeypatch.setattr(parallel_load, "CHUNK_BYTES", 32 * 1024)
     monkeypatch.setattr(parallel_load, "SHIPPED_MAX", 1 << 20)
     files = list(VaultLayout(root).iter_files([]))
@@ -134,9 +148,7 @@ def test_chunks_are_cut_at_a_byte_budget_as_well_as_a_file_count(
     assert any(len(chunk) < 20 for chunk in chunks[:-1])  # the byte budget cut one
     holding = next(chunk for chunk in chunks if files[chunk[-1]][1] == str(long))
     assert size(holding) >= 32 * 1024
-    serial, split = _loads(root, monkeypatch)
-    assert split.profiles == serial.profiles
-    assert split.all_diagnostics() == serial.all_diagnostics()
+    _same_as_serial(root, monkeypatch)
 
 
 def test_a_long_profile_is_parsed_here_not_sent_from_a_worker(
@@ -145,16 +157,12 @@ def test_a_long_profile_is_parsed_here_not_sent_from_a_worker(
     # Shipping a long prompt back from a worker costs this process about what parsing it
     # does: files over SHIPPED_MAX stay out of the workers' chunks, and the loader's own
     # pass parses them, so the snapshot is the same.
-    root = _vault(tmp_path, 8)
-    long = root / "agent-types" / "coding-3" / "profile.md"
-    long.write_text(long.read_text() + "\n## Notes\n\n" + "a line of prose\n" * 2000)
+    root, long = _with_long_profile(tmp_path, 2000)
     files = list(VaultLayout(root).iter_files([]))
     chunked = {i for chunk in parallel_load._chunks(files) for i in chunk}
     profiles = {i for i, f in enumerate(files) if f[0].kind is EntryKind.PROFILE}
     kept_here = {i for i in profiles if files[i][1] == str(long)}
     assert files[next(iter(kept_here))][2].st_size > parallel_load.SHIPPED_MAX  # type: ignore[union-attr]
     assert chunked == profiles - kept_here
-    serial, split = _loads(root, monkeypatch)
-    assert split.profiles == serial.profiles
-    assert split.all_diagnostics() == serial.all_diagnostics()
+    split = _same_as_serial(root, monkeypatch)
     assert "a line of prose" in split.profiles[(None, "coding-3")].document.text  # type: ignore[union-attr]
