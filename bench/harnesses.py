@@ -38,6 +38,10 @@ diagnostics), but the run is not like for like: it fails with exit status 2. Ref
 configure at all (``render-unsupported``: Codex has no SSE transport, AGH MCP servers no
 headers) is not written, and the count says so.
 
+For scale, not judged, each repetition also times ``bench/render.py``'s floor for one
+target (read and parse the vault, write each profile's text to one file, in this process);
+the line under the table sets it beside the time the CLI target allows.
+
 Outputs go to a tmpfs (``/dev/shm``) when there is one. Prints a table and, last, one JSON
 line; exits 0 when the targets pass, 1 when a target fails, 2 when it cannot run or a count
 differs from the number of profiles.
@@ -66,6 +70,7 @@ from render import (
     missing_pieces,
     package_dir,
     roster_argv,
+    run_floor,
     run_subprocess,
     warm,
     work_root,
@@ -214,7 +219,9 @@ def measure(args: Any, rulesync: str, version: str, work: Path) -> int:
     rs_cpu: dict[str, list[float]] = {h: [] for h in shared}
     rs_files: dict[str, int] = {}
     failures: list[str] = []
+    floor: list[float] = []
     for rep in range(args.reps):
+        floor.append(run_floor(vault, fresh(), ("claude",)).wall)
         for harness in harnesses:
             run = run_ours(vault, harness, fresh())
             ours[harness].append(run.wall)
@@ -326,6 +333,13 @@ def measure(args: Any, rulesync: str, version: str, work: Path) -> int:
             f"{cells[2]:>11}{cells[3]:>8}{cells[4]:>10}"
         )
     print()
+    if shared:
+        fastest = min(Timing(h, rs[h]).best for h in shared)
+        print(
+            f"scale: the {TARGET_CLI:g}x CLI target allows the CLI {fastest / TARGET_CLI:.2f} s "
+            f"where rulesync is fastest; the floor for one target (read, parse, write one file "
+            f"per profile, one process) took {min(floor):.2f} s"
+        )
     print("ratios are wall time, best of the runs; the JSON also has CPU seconds (on a busy")
     print("machine CPU seconds compare the programs better than wall time)")
     print(
@@ -355,6 +369,7 @@ def measure(args: Any, rulesync: str, version: str, work: Path) -> int:
         "pass_per_agent": per_agent_ok,
         "pass_cli": cli_ok,
         "like_for_like": like,
+        "floor_best_s": round(min(floor), 3),
         "short": list(dict.fromkeys(short)),
         "failures": failures,
         "passed": passed,

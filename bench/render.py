@@ -21,6 +21,13 @@ servers they use. Then, with a warm page cache, repeated
   subprocess (interpreter start-up and printing its report included: its first 20 files
   and 40 kinds of loss, and how many more there are, as a terminal user sees it).
 
+* **floor** — for scale, not judged: the least any program reading this vault can do, in
+  this process, with no worker: list, read and parse every profile and server file as
+  ``bench/parse.py``'s floor does (libyaml, ``json.loads``), then write each profile's
+  text, unchanged, to one file per target. Its time over the machine's CPUs is what even a
+  render with no translation, no check and perfect parallelism would take; the line under
+  the table sets it beside the time the 10x target allows.
+
 Both sides must write one agent file per profile and target (``.claude/agents/*.md``,
 ``.opencode/agent[s]/*.md``, counted on disk after every run): a baseline that silently
 wrote nothing would flatter us, and so would a render that skipped profiles. The target is
@@ -59,6 +66,7 @@ from typing import Any, NamedTuple
 
 # bench/ is not a package: put this folder on the path for the sibling modules.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import parse
 import rulesyncgen
 import vaultgen
 from benchkit import Timing
@@ -246,6 +254,33 @@ def run_ours(vault: Path, out: Path) -> Run:
     return Run(wall, cpu, count_agents(out), len(report.files), len(errors))
 
 
+def run_floor(vault: Path, out: Path, harnesses: Sequence[str] = HARNESSES) -> Run:
+    """The floor (see the module's docstring): read and parse the vault, write each profile's
+    text to one file per harness (into its first folder of ``AGENT_DIRS``, else
+    ``<harness>/``)."""
+    cpu0 = time.process_time()
+    start = time.perf_counter()
+    profiles, servers = parse.floor_list(str(vault))
+    folders = [out / AGENT_DIRS.get(h, (h,))[0] for h in harnesses]
+    for folder in folders:
+        folder.mkdir(parents=True)
+    system = os.path.join(str(vault), "agent-types", "")
+    for index, path in enumerate(profiles):
+        with open(path, "rb") as handle:
+            raw = handle.read()
+        parse.floor_document(raw)
+        if not path.startswith(system):
+            continue  # a project's override is read (render loads it), not rendered
+        for folder in folders:
+            with open(folder / f"{index}.md", "wb") as handle:
+                handle.write(raw)
+    for path in servers:
+        with open(path, "rb") as handle:
+            parse.floor_document(handle.read())
+    wall = time.perf_counter() - start
+    return Run(wall, time.process_time() - cpu0, count_agents(out), count_files(out), 0)
+
+
 def roster_argv() -> list[str]:
     script = Path(sys.executable).parent / "roster"
     return [str(script)] if script.exists() else [sys.executable, "-m", "agent_roster"]
@@ -286,6 +321,7 @@ def measure(
     subprocess.run([*roster_argv(), "--version"], capture_output=True, check=False)
 
     rs, ours, cli = Side("rulesync"), Side("ours"), Side("ours, CLI")
+    floor = Side("floor")
     rs_again, ours_again = Side("rulesync"), Side("ours")
     slot = 0
 
@@ -316,9 +352,13 @@ def measure(
         out.mkdir()
         cli.runs.append(run_cli(vault, out))
 
-    order: list[Callable[[], None]] = [rulesync_once, ours_once, cli_once]
+    def floor_once() -> None:
+        floor.runs.append(run_floor(vault, fresh()))
+
+    order: list[Callable[[], None]] = [rulesync_once, ours_once, cli_once, floor_once]
     for rep in range(args.reps):  # interleaved, rotating, so drift hits all alike
-        for step in order[rep % 3 :] + order[: rep % 3]:
+        turn = rep % len(order)
+        for step in order[turn:] + order[:turn]:
             step()
         print(f"repetition {rep + 1}/{args.reps} done", file=sys.stderr)
     load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
@@ -328,7 +368,8 @@ def measure(
     ratio_cli = rs.wall.best / cli.wall.best
     expected = {h: n for h in HARNESSES}
     sides = {"rulesync": rs, "ours": ours, "ours_cli": cli}
-    counts_ok = {key: all(r.agents == expected for r in side.runs) for key, side in sides.items()}
+    counted = {**sides, "floor": floor}
+    counts_ok = {key: all(r.agents == expected for r in side.runs) for key, side in counted.items()}
     clean = all(r.errors == 0 for side in sides.values() for r in side.runs)
     speed_ok = ratio >= TARGET_SPEEDUP
     cli_ok = ratio_cli >= TARGET_SPEEDUP_CLI
@@ -347,7 +388,7 @@ def measure(
         f"{'claude':>8}{'opencode':>10}{'files':>8}{'profiles/s':>12}"
     )
     print(head)
-    for side in sides.values():
+    for side in (*sides.values(), floor):
         last = side.last
         print(
             f"{side.label:<12}{side.wall.best:>8.2f}{side.wall.median:>10.2f}"
@@ -356,6 +397,13 @@ def measure(
             f"{n / side.wall.best:>12,.0f}"
         )
     print("ratio = rulesync best / best; files = every file written (agents, MCP configs)")
+    cpus = os.cpu_count() or 1
+    allowed = rs.wall.best / TARGET_SPEEDUP
+    print(
+        f"scale: the {TARGET_SPEEDUP:g}x target allows ours {allowed:.2f} s; the floor (no "
+        f"translation, no check) took {floor.wall.best:.2f} s in one process, "
+        f"{floor.wall.best / cpus:.2f} s if spread perfectly over {cpus} CPUs"
+    )
     if args.again:
         print()
         print("--again: the same render once more over its own output (nothing changed)")
@@ -378,7 +426,7 @@ def measure(
             f"(median {rs.wall.median / cli.wall.median:.1f}x)",
         ),
         *(
-            (ok, f"{sides[key].label}: {n:,} agent files per target in every run")
+            (ok, f"{counted[key].label}: {n:,} agent files per target in every run")
             for key, ok in counts_ok.items()
         ),
         (clean, "no render errors, every process exited 0"),
@@ -410,6 +458,7 @@ def measure(
         "rulesync": figures_of(rs),
         "ours": figures_of(ours),
         "ours_cli": figures_of(cli),
+        "floor": figures_of(floor),
         "again": {"rulesync": figures_of(rs_again), "ours": figures_of(ours_again)}
         if args.again
         else None,
