@@ -98,15 +98,23 @@ def _descendants(pid: int) -> list[int]:
 
 class TreeRss:
     """Samples the summed resident size (``VmRSS``) of a process and its descendants in a
-    background thread, keeping the peak. ``ru_maxrss`` covers one process only (a reaped
-    child's figure replaces, never adds to, its parent's), so a parent that parses in worker
-    processes needs this. Pages the workers share with the parent copy-on-write count once
-    per process, so the sum errs high."""
+    background thread, keeping the peak, and the process's own peak (its ``VmHWM``,
+    :attr:`root_peak_kib`). ``ru_maxrss`` covers one process only (a reaped child's figure
+    replaces, never adds to, its parent's), so a parent that parses in worker processes
+    needs this. Pages the workers share with the parent copy-on-write count once per
+    process, so the sum errs high.
+
+    Start it once ``pid`` has exec'd (``subprocess.Popen`` returns only then). Do not take
+    an exec'd child's own peak from ``ru_maxrss`` (``os.wait4``): Linux carries the peak of
+    the memory it replaced at exec into it, so a child of a 600 MB process reports at least
+    600 MB even when it is ``/bin/true``. ``VmHWM`` belongs to the memory the program got at
+    exec; sampled until the end, it is the program's own peak (to within one interval)."""
 
     def __init__(self, pid: int, interval: float = 0.005) -> None:
         self.pid = pid
         self.interval = interval
         self.peak_kib = 0
+        self.root_peak_kib = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
@@ -115,6 +123,7 @@ class TreeRss:
         while not self._stop.is_set():
             pids = _descendants(self.pid)
             self.peak_kib = max(self.peak_kib, sum(_status_kib(p, "VmRSS") for p in pids))
+            self.root_peak_kib = max(self.root_peak_kib, _status_kib(self.pid, "VmHWM"))
             self._stop.wait(self.interval)
 
     def stop(self) -> int:

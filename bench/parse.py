@@ -222,14 +222,15 @@ def run(args: argparse.Namespace) -> int:
     print(f"shapes (load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} at the end):")
     print(
         f"{'shape':<14}{'profiles':>9}{'MB':>7}{'warnings':>10}{'ratio best':>12}"
-        f"{'median':>8}{'target':>8}  verdict"
+        f"{'median':>8}{'target':>8}{'ours /s':>9}  verdict (ratio; and, clean only, "
+        f">= {TARGET_RATE:,}/s)"
     )
     for shape, figures in results.items():
         print(
             f"{shape:<14}{figures['profiles']:>9,}{figures['profile_bytes'] / 1e6:>7.1f}"
             f"{figures['diagnostics']['warnings']:>10,}{figures['ratio_e2e_best']:>11.2f}x"
-            f"{figures['ratio_e2e_median']:>7.2f}x{TARGET_RATIO:>7}x  "
-            f"{'PASS' if figures['passed'] else 'FAIL'}"
+            f"{figures['ratio_e2e_median']:>7.2f}x{TARGET_RATIO:>7}x"
+            f"{figures['ours_e2e']['best_per_s']:>9,}  {'PASS' if figures['passed'] else 'FAIL'}"
         )
     passed = all(f["passed"] for f in results.values())
     summary = {"bench": "parse", "load_average": [round(x, 2) for x in load], "passed": passed}
@@ -328,21 +329,22 @@ def measure(
         f"(issue 2); ours is {ours_rate / BASELINE_RATE:.1f}x that"
     )
     print()
-    verdicts = [
-        (
-            rate_ok,
-            f"ours >= {TARGET_RATE:,} profiles/s on one core: {ours_rate:,.0f}/s"
-            + ("" if shape == "clean" else " (judged on the clean shape only)"),
-        ),
-        (ratio_ok, f"ours time <= {TARGET_RATIO} x floor time: {ratio_best:.2f}x"),
-    ]
-    for ok, text in verdicts:
-        print(f"{'PASS' if ok else 'FAIL'}  {text}")
-    if not rate_ok:
-        print(
-            f"  why: load_vault needs {ours_e2e.best * 1e6 / n_profiles:.0f} µs per profile; "
-            f"the target allows {1e6 / TARGET_RATE:.0f} µs"
-        )
+    # Each verdict with its explanation under it when it fails; the rate target is not
+    # judged on the other shapes, and its line says so instead of PASS.
+    rate_line = f"ours >= {TARGET_RATE:,} profiles/s on one core: {ours_rate:,.0f}/s"
+    if shape != "clean":
+        print(f"info  {rate_line} (the target is judged on the clean shape only)")
+    else:
+        print(f"{'PASS' if rate_ok else 'FAIL'}  {rate_line}")
+        if not rate_ok:
+            print(
+                f"  why: load_vault needs {ours_e2e.best * 1e6 / n_profiles:.0f} µs per "
+                f"profile; the target allows {1e6 / TARGET_RATE:.0f} µs"
+            )
+    print(
+        f"{'PASS' if ratio_ok else 'FAIL'}  ours time <= {TARGET_RATIO} x floor time: "
+        f"{ratio_best:.3f}x"
+    )
     if not ratio_ok:
         print(
             f"  why: the floor needs {floor_e2e.best * 1e6 / n_profiles:.0f} µs per profile, "

@@ -37,8 +37,11 @@ into PostgreSQL, where every database is a fresh schema selected through ``searc
 4. **peak RSS** - the cold ``roster sync`` subprocess with its parse workers: the peak of
    their summed resident sizes (``VmRSS``, sampled every 5 ms; pages shared copy-on-write
    count once per process, so this errs high), highest over the repetitions, is judged; the
-   process's own peak (``ru_maxrss`` from ``os.wait4``) is shown too, as are the ``roster
-   watch`` process's peak and its resident size after the edits.
+   process's own peak (its ``VmHWM``, sampled likewise) is shown too, as are the ``roster
+   watch`` process's peak (``VmHWM`` once the edits are done) and its resident size after
+   them. Not ``ru_maxrss`` from ``os.wait4``: for an exec'd child it counts the resident size
+   of this benchmark process when it spawned the child (``benchkit.TreeRss``), which after
+   the shapes of phase 0 is several hundred MB.
 5. **baseline** - the system the seeds come from (``agent-queue-lessons.md`` section 6),
    emulated honestly in this process: a loop that every 5 s walks every non-hidden vault file
    with ``os.walk`` + ``os.stat``, flushes changes first seen at least 2 s earlier (detection
@@ -238,6 +241,7 @@ def roster_command() -> list[str]:
 
 class ChildRun(NamedTuple):
     seconds: float
+    #: The process's own peak resident size, sampled (0: not sampled).
     max_rss_kib: int
     returncode: int
     stdout: str
@@ -261,22 +265,22 @@ def child_env(scratch: Path, keep_env: bool) -> dict[str, str]:
 def run_roster(
     args: list[str], scratch: Path, env: dict[str, str], *, tree_rss: bool = False
 ) -> ChildRun:
-    """Run ``roster ARGS`` to completion. Wall time from spawn until reaped; the child's own
-    peak resident set from ``os.wait4``'s rusage (``ru_maxrss``, KiB on Linux); with
-    ``tree_rss`` also the sampled peak of its resident size summed with its workers'."""
+    """Run ``roster ARGS`` to completion. Wall time from spawn until reaped; with
+    ``tree_rss`` the child's own peak resident set (``VmHWM``, sampled) and the sampled peak
+    of its resident size summed with its workers' (``benchkit.TreeRss``), in KiB."""
     out_path, err_path = scratch / "roster.out", scratch / "roster.err"
     with open(out_path, "wb") as out, open(err_path, "wb") as err:
         gc.collect()
         start = time.perf_counter()
         proc = subprocess.Popen([*roster_command(), *args], stdout=out, stderr=err, env=env)
         sampler = TreeRss(proc.pid) if tree_rss else None
-        _, status, usage = os.wait4(proc.pid, 0)
+        _, status, _usage = os.wait4(proc.pid, 0)
         seconds = time.perf_counter() - start
         tree_kib = sampler.stop() if sampler is not None else 0
     proc.returncode = os.waitstatus_to_exitcode(status)
     return ChildRun(
         seconds,
-        usage.ru_maxrss,
+        sampler.root_peak_kib if sampler is not None else 0,
         proc.returncode,
         out_path.read_text(encoding="utf-8", errors="replace"),
         err_path.read_text(encoding="utf-8", errors="replace"),
@@ -354,7 +358,7 @@ def sync_phase(
         )
         cold_cli.runs.append(child.seconds)
         rss.append(child.max_rss_kib)
-        tree_rss.append(max(child.tree_rss_kib, child.max_rss_kib))
+        tree_rss.append(max(child.tree_rss_kib, child.max_rss_kib))  # the sampled figures
         problems.extend(_check_cli(child, "cold", written=files))
 
         seconds, report = inprocess_sync(url, vault)
@@ -563,11 +567,14 @@ def watch_subprocess(
             probe.close()
         rss_after = proc_status_kib(proc.pid, "VmRSS")
         time.sleep(0.5)  # let it go idle, as it is when a person presses Ctrl-C
+        # Its own peak so far, not wait4's ru_maxrss (see benchkit.TreeRss); stopping it
+        # frees memory rather than taking more.
+        peak = proc_status_kib(proc.pid, "VmHWM")
     except BaseException:
         proc.kill()
         proc.wait()
         raise
-    peak, how = _stop(proc)
+    how = _stop(proc)
     if how != "SIGINT":
         notes.append(f"roster watch did not exit on SIGINT within 5 s; stopped with {how}")
     log = err_path.read_text(encoding="utf-8", errors="replace")
@@ -590,8 +597,8 @@ def _wait_for_ready(
         time.sleep(0.01)
 
 
-def _stop(proc: subprocess.Popen[bytes]) -> tuple[int | None, str]:
-    """Stop the watcher like Ctrl-C would (then harder); its peak RSS from ``os.wait4``."""
+def _stop(proc: subprocess.Popen[bytes]) -> str:
+    """Stop the watcher like Ctrl-C would (then harder); the signal that did it."""
     for sig, name in (
         (signal.SIGINT, "SIGINT"),
         (signal.SIGTERM, "SIGTERM"),
@@ -600,12 +607,12 @@ def _stop(proc: subprocess.Popen[bytes]) -> tuple[int | None, str]:
         proc.send_signal(sig)
         deadline = time.perf_counter() + 5
         while time.perf_counter() < deadline:
-            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            pid, status = os.waitpid(proc.pid, os.WNOHANG)
             if pid:
                 proc.returncode = os.waitstatus_to_exitcode(status)
-                return usage.ru_maxrss, name
+                return name
             time.sleep(0.02)
-    return None, "nothing"
+    return "nothing"
 
 
 def watch_thread(
@@ -1075,7 +1082,7 @@ def measure(
         f"{peak_mb:.0f} MB max over {len(tree_kib)} runs (median "
         f"{statistics.median(tree_kib) / 1024:.0f} MB), target <= {TARGET_RSS_MB:g} MB"
     )
-    print(f"  the `roster sync` process alone (ru_maxrss): {own_mb:.0f} MB max")
+    print(f"  the `roster sync` process alone (VmHWM): {own_mb:.0f} MB max")
     watch_proc = watches.get("process")
     if watch_proc is not None and watch_proc.peak_rss_kib is not None:
         after = watch_proc.rss_after_kib or 0
