@@ -265,18 +265,15 @@ def run_floor(vault: Path, out: Path, harnesses: Sequence[str] = HARNESSES) -> R
     for folder in folders:
         folder.mkdir(parents=True)
     system = os.path.join(str(vault), "agent-types", "")
-    for index, path in enumerate(profiles):
+    for index, path in enumerate(profiles + servers):
         with open(path, "rb") as handle:
             raw = handle.read()
         parse.floor_document(raw)
         if not path.startswith(system):
-            continue  # a project's override is read (render loads it), not rendered
+            continue  # a server or a project's override is read (render loads it), not written
         for folder in folders:
             with open(folder / f"{index}.md", "wb") as handle:
                 handle.write(raw)
-    for path in servers:
-        with open(path, "rb") as handle:
-            parse.floor_document(handle.read())
     wall = time.perf_counter() - start
     return Run(wall, time.process_time() - cpu0, count_agents(out), count_files(out), 0)
 
@@ -388,7 +385,7 @@ def measure(
         f"{'claude':>8}{'opencode':>10}{'files':>8}{'profiles/s':>12}"
     )
     print(head)
-    for side in (*sides.values(), floor):
+    for side in counted.values():
         last = side.last
         print(
             f"{side.label:<12}{side.wall.best:>8.2f}{side.wall.median:>10.2f}"

@@ -274,7 +274,7 @@ def run_roster(
         start = time.perf_counter()
         proc = subprocess.Popen([*roster_command(), *args], stdout=out, stderr=err, env=env)
         sampler = TreeRss(proc.pid) if tree_rss else None
-        _, status, _usage = os.wait4(proc.pid, 0)
+        _, status = os.waitpid(proc.pid, 0)
         seconds = time.perf_counter() - start
         tree_kib = sampler.stop() if sampler is not None else 0
     proc.returncode = os.waitstatus_to_exitcode(status)
@@ -358,7 +358,8 @@ def sync_phase(
         )
         cold_cli.runs.append(child.seconds)
         rss.append(child.max_rss_kib)
-        tree_rss.append(max(child.tree_rss_kib, child.max_rss_kib))  # the sampled figures
+        # Both sampled; the process's own VmHWM also holds a peak between two samples.
+        tree_rss.append(max(child.tree_rss_kib, child.max_rss_kib))
         problems.extend(_check_cli(child, "cold", written=files))
 
         seconds, report = inprocess_sync(url, vault)
