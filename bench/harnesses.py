@@ -1,6 +1,7 @@
 """Benchmark: render 10,000 profiles to every harness, one at a time, beside rulesync 17.
 
-Issue 16 item 6: the 10,000-profile vault (``vaultgen``'s defaults, the clean shape)
+Issue 16 item 6: the 10,000-profile vault (``vaultgen``'s defaults; every shape, or those
+``--shape`` names, each in its own run of everything below)
 rendered to each of roster's harnesses (``codecs.codec_names()``), with the time per
 harness; where rulesync supports the same target, ``rulesync generate`` for that target in
 the same run. Targets: no harness costs more than 2x the Claude render per agent, and the
@@ -42,8 +43,8 @@ For scale, not judged, each repetition also times ``bench/render.py``'s floor fo
 target (read and parse the vault, write each profile's text to one file, in this process);
 the line under the table sets it beside the time the CLI target allows.
 
-Outputs go to a tmpfs (``/dev/shm``) when there is one. Prints a table and, last, one JSON
-line; exits 0 when the targets pass, 1 when a target fails, 2 when it cannot run or a count
+Outputs go to a tmpfs (``/dev/shm``) when there is one. Prints, per shape, a table and one
+JSON line; exits 0 when the targets pass, 1 when a target fails, 2 when it cannot run or a count
 differs from the number of profiles.
 """
 
@@ -170,6 +171,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--harness", action="append", help="only these harnesses (repeatable; default all)"
     )
+    vaultgen.add_shape_argument(parser)
     args = parser.parse_args(argv)
     rulesync = find_rulesync(args.rulesync)
     problems, version = missing_pieces(rulesync)
@@ -179,10 +181,19 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     with tempfile.TemporaryDirectory(prefix="roster-bench-harnesses-", dir=work_root(args)) as tmp:
-        return measure(args, rulesync, version, Path(tmp))
+        codes = []
+        for shape in vaultgen.chosen_shapes(args):
+            folder = Path(tmp) / shape
+            folder.mkdir()
+            codes.append(measure(args, rulesync, version, folder, shape))
+            shutil.rmtree(folder)
+            print()
+        return max(codes)
 
 
-def measure(args: Any, rulesync: str, version: str, work: Path) -> int:
+def measure(args: Any, rulesync: str, version: str, work: Path, shape: str) -> int:
+    """One shape: its vault, rulesync's project, the interleaved runs, its table and JSON
+    line; the exit code."""
     from agent_roster.codecs import codec_names
     from agent_roster.commands.harness import load_effective
 
@@ -190,7 +201,7 @@ def measure(args: Any, rulesync: str, version: str, work: Path) -> int:
     if "claude" not in harnesses:
         harnesses.insert(0, "claude")  # the per-agent reference
     vault = work / "vault"
-    vaultgen.generate_from_args(vault, args)
+    vaultgen.generate_from_args(vault, args, shape)
     effective = load_effective(vault)
     n = len(effective.profiles)
     shared = [h for h in harnesses if h in RULESYNC_TARGETS]
@@ -266,7 +277,7 @@ def measure(args: Any, rulesync: str, version: str, work: Path) -> int:
     load = os.getloadavg()
     claude_best = Timing("claude", ours["claude"]).best
     rows = []
-    print(f"Agent Roster render to every harness (issue 16 item 6): {n:,} profiles")
+    print(f"Agent Roster render to every harness (issue 16 item 6): {n:,} profiles, shape {shape}")
     print(
         f"rulesync {version}; {args.reps} repetition(s); load average "
         f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; {os.cpu_count()} CPUs"
@@ -362,6 +373,7 @@ def measure(args: Any, rulesync: str, version: str, work: Path) -> int:
     passed = per_agent_ok and cli_ok and like and not failures
     summary = {
         "bench": "harnesses",
+        "shape": shape,
         "profiles": n,
         "reps": args.reps,
         "rulesync_version": version,
