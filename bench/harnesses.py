@@ -214,7 +214,11 @@ def measure(args: Any, rulesync: str, version: str, work: Path, shape: str) -> i
     slot = 0
 
     def fresh() -> Path:
+        # Each run's folder is counted right after the run, then removed here (untimed)
+        # before the next one is made: on a tmpfs, 12 harnesses times three sides of the
+        # big-prompts vault (0.5-1 GB a run) kept to the end filled the machine's memory.
         nonlocal slot
+        shutil.rmtree(work / f"out-{slot}", ignore_errors=True)
         slot += 1
         return work / f"out-{slot}"
 
