@@ -8,16 +8,22 @@ import tomllib
 from typing import Any
 
 import tomlkit
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from agent_roster.codecs.base import RenderRequest
 from agent_roster.codecs.codex.render import (
+    AGENTS_DIR,
     _multiline,
     _plain_head_text,
     _server_section,
     _table,
+    render_profile,
 )
+from agent_roster.codecs.native_md import recalled_reading, remembering_written
 from agent_roster.codecs.toml_text import tomlkit_document
+from agent_roster.model.mcp import McpServer, Transport
+from agent_roster.model.profile import AgentProfile, PromptSection
 
 _NAMES = st.from_regex(r"[A-Za-z0-9_-]{1,12}", fullmatch=True)
 _TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=20)
@@ -94,6 +100,7 @@ def test_the_role_keys_are_written_as_tomlkit_writes_them(
     assert fast == tomlkit_document(keys)
     loaded = tomllib.loads(fast)
     assert loaded["description"] == description and loaded["name"] == name
+    assert loaded["developer_instructions"] == prompt + tail
 
 
 def test_a_table_seen_again_is_not_rebuilt() -> None:
@@ -103,3 +110,48 @@ def test_a_table_seen_again_is_not_rebuilt() -> None:
     assert first is again  # the kept text, not a new build
     other = _server_section(("docs", {**table, "enabled_tools": ["b"]}))
     assert other != first and 'enabled_tools = ["b"]' in other
+
+
+_PASSED = st.dictionaries(
+    st.sampled_from(["model_reasoning_effort", "nickname_candidates", "web_search"]),
+    st.one_of(_TEXT, st.lists(_TEXT, max_size=3)),
+    max_size=2,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    body=_ANY_TEXT,
+    mode=st.sampled_from(["", "plan", "acceptEdits", "bypassPermissions"]),
+    servers=st.lists(st.sampled_from(["tool", "docs"]), unique=True),
+    passed=_PASSED,
+)
+def test_the_render_check_reads_each_role_as_tomllib_does(
+    body: str, mode: str, servers: list[str], passed: dict[str, Any]
+) -> None:
+    # The render check takes a role it just wrote from what render_profile remembered
+    # (the role parsed with an empty prompt, the prompt put back), not from parsing the
+    # role again: the two must be the same mapping, for any prompt, with tomlkit's
+    # document (keys passed through) or without.
+    assume(body.strip())  # Codex requires a prompt: a blank one is refused
+    servers_by_name = {
+        "tool": McpServer(name="tool", transport=Transport.STDIO, command="node", args=("s.js",)),
+        "docs": McpServer(name="docs", transport=Transport.HTTP, url="https://example.com/mcp"),
+    }
+    agent = AgentProfile(
+        id="helper",
+        name="helper",
+        description="Helps.",
+        permission_mode=mode or None,
+        mcp_servers=tuple(servers),
+        harness={"codex": passed} if passed else {},
+        sections=(PromptSection(heading="Role", body=body),),
+    )
+    request = RenderRequest(profiles=(agent,), servers=servers_by_name)
+    with remembering_written():
+        rendered = render_profile(agent, request, [], [])
+        assert rendered is not None
+        content = rendered[0]
+        found, reading = recalled_reading(content, f"{AGENTS_DIR}/helper.toml")
+    assert found
+    assert reading == tomllib.loads(content)

@@ -332,10 +332,21 @@ def _timeless(ledger: bytes) -> object:
     return files
 
 
+@pytest.mark.parametrize("workers", [1, 3])
 def test_a_render_split_across_processes_is_the_whole_render(
-    vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workers: int
 ) -> None:
     add_copies(vault, 6)
+    # A part renders the agents other parts write only where one adds a server to the
+    # shared files: the first part's agents here name a server no other agent names, and
+    # one the registry lacks (each MCP file reports every id naming it).
+    named = (("aac-lone", "context7"), ("aad-missing", "nowhere"), ("aae-missing", "nowhere"))
+    for ident, server in named:
+        (vault / "agent-types" / ident).mkdir()
+        (vault / "agent-types" / ident / "profile.md").write_text(
+            f"---\nid: {ident}\nname: {ident}\ndescription: looks things up\n---\n\n"
+            f'## Role\n\nYou look things up.\n\n## MCP Servers\n\n```json\n["{server}"]\n```\n'
+        )
     harnesses = list(codec_names())
     # A Codex role's check reads config.toml, which only the last part writes: a server
     # the user disabled there is enabled by the render, so a role that denies one of its
@@ -381,10 +392,10 @@ def test_a_render_split_across_processes_is_the_whole_render(
         return real_map(fn, chunks, workers, **options)
 
     monkeypatch.setattr(harness, "PARALLEL_MIN_PROFILES", 2)
-    monkeypatch.setattr(harness, "available_workers", lambda: 1)
+    monkeypatch.setattr(harness, "available_workers", lambda: workers)
     monkeypatch.setattr(harness, "ordered_map", recording_map)
     split = render_agents(vault, harnesses, out=tmp_path / "split")
-    assert forks == [1]
+    assert forks == [workers]
     assert {get_codec(h).partitioned for h in harnesses} == {True}  # every codec splits
     split_tree, whole_tree = _tree(tmp_path / "split"), _tree(tmp_path / "whole")
     # The ledgers record the same files, hashes and profiles (the renders' times differ).

@@ -43,16 +43,22 @@ def agent_files(
     ones whose servers the harness's MCP file needs)."""
     files: list[NativeFile] = []
     rendered: list[AgentProfile] = []
+    named: set[str] = set()
     for index, profile in enumerate(request.profiles):
         if not request.owns(index):
-            # Another part writes this agent and reports on it; the MCP file only needs
-            # to know whether it will exist.
+            # Another part writes this agent and reports on it; the MCP file (written by
+            # the shared part) only needs to know whether it will exist, and only when
+            # it adds a server.
+            if not (request.shared and request.adds_servers(index, named)):
+                continue
             if prepare(profile, request, [], []) is not None:
                 rendered.append(profile)
+                named.update(profile.mcp_servers)
             continue
         ready = prepare(profile, request, out, losses)
         if ready is None:
             continue
+        named.update(profile.mcp_servers)
         path = f"{folder}/{profile.id}.md"
         content = keep_native(
             profile.native.get(codec),

@@ -14,7 +14,7 @@ Every canonical field a target cannot carry is reported as a :class:`Loss` (READ
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Container, Iterator, Mapping
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
@@ -175,6 +175,17 @@ class RenderRequest(msgspec.Struct, frozen=True, kw_only=True):
     def owns(self, index: int) -> bool:
         """Whether the agent file of ``profiles[index]`` belongs to this part."""
         return self.part is None or self.part[0] <= index < self.part[1]
+
+    def adds_servers(self, index: int, known: Container[str]) -> bool:
+        """Whether ``profiles[index]`` names a server missing from ``known`` (the servers
+        the agents before it named) or from the registry. A part renders an agent another
+        part writes only to learn what the files every agent shares get from it: servers
+        (and the ids of agents naming servers the registry lacks). An agent that adds
+        neither cannot change them, and rendering it would be work thrown away."""
+        return any(
+            name not in known or name not in self.servers
+            for name in self.profiles[index].mcp_servers
+        )
 
     def owned(self) -> Iterator[AgentProfile]:
         """The profiles whose agent files this part renders, in order."""

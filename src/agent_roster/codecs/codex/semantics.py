@@ -27,6 +27,7 @@ from typing import Any
 from agent_roster.codecs.base import NativeAgent, Probe
 from agent_roster.codecs.codex.mcp import tool_filters
 from agent_roster.codecs.defaults import explicit_rules
+from agent_roster.codecs.native_md import recalled_reading
 from agent_roster.codecs.semantics import ALLOW, ASK, DENY, agent_text
 from agent_roster.codecs.tool_names import split_ref
 from agent_roster.model.profile import PermissionAction, PermissionRule
@@ -98,10 +99,12 @@ def decide_data(role: dict[str, Any], config: dict[str, Any], probe: Probe) -> P
 
 def decide(agent: NativeAgent, probe: Probe) -> PermissionAction:
     """Codex's decision for ``probe`` made by the agent role ``agent``."""
-    text = agent_text(agent)
+    path = agent.paths[0] if agent.paths else ""
+    text = agent_text(agent, path) if path else None
     if text is None:
         return DENY
-    role = _parsed(text)
+    found, reading = recalled_reading(text, path)  # a role this render just wrote
+    role = reading if found else _parsed(text)
     if role is None:
         return DENY  # Codex skips a role file it cannot parse
     return decide_data(role, _toml(agent.read(CONFIG_FILE)), probe)

@@ -129,10 +129,14 @@ class CopilotCodec:
         diagnostics: list[Diagnostic] = []
         rendered = []
         folder = PROJECT_AGENTS if request.scope is Scope.PROJECT else USER_AGENTS
+        named: set[str] = set()
         for index, profile in enumerate(request.profiles):
             owned = request.owns(index)
-            # Another part writes this agent and reports on it; the MCP files only need
-            # to know whether it will exist.
+            # Another part writes this agent and reports on it; the MCP files (written by
+            # the shared part) only need to know whether it will exist, and only when it
+            # adds a server.
+            if not owned and not (request.shared and request.adds_servers(index, named)):
+                continue
             said = (losses, diagnostics) if owned else ([], [])
             native = self._render_agent(
                 profile, folder, *said, request.embedded, request.embedded_commands
@@ -141,6 +145,7 @@ class CopilotCodec:
                 if owned:
                     files.append(native)
                 rendered.append(profile)
+                named.update(profile.mcp_servers)
         if not request.shared:
             return Rendering(
                 files=tuple(files), losses=tuple(losses), diagnostics=tuple(diagnostics)

@@ -112,15 +112,20 @@ class CursorCodec:
         losses: list[Loss] = []
         diagnostics: list[Diagnostic] = []
         rendered = []
+        named: set[str] = set()
         for index, profile in enumerate(request.profiles):
             owned = request.owns(index)
-            # Another part writes this agent and reports on it; the MCP file only needs
-            # to know whether it will exist.
+            # Another part writes this agent and reports on it; the MCP file (written by
+            # the shared part) only needs to know whether it will exist, and only when it
+            # adds a server.
+            if not owned and not (request.shared and request.adds_servers(index, named)):
+                continue
             native = self._render_agent(profile, *((losses, diagnostics) if owned else ([], [])))
             if native is not None:
                 if owned:
                     files.append(native)
                 rendered.append(profile)
+                named.update(profile.mcp_servers)
         if not request.shared:
             return Rendering(
                 files=tuple(files), losses=tuple(losses), diagnostics=tuple(diagnostics)

@@ -153,7 +153,10 @@ class GeminiCodec:
         entries: dict[str, dict[str, Any]] = {}
         for index, profile in enumerate(request.profiles):
             if not request.owns(index):
-                # Another part writes this agent; settings.json still gets its servers.
+                # Another part writes this agent; settings.json (written by the shared
+                # part) still gets its servers, when it adds one.
+                if not (request.shared and request.adds_servers(index, entries)):
+                    continue
                 if render_profile(profile, request, [], []) is not None:
                     for name in profile.mcp_servers:
                         entries[name] = settings_entry(request.servers[name])

@@ -55,7 +55,10 @@ PERMISSION_MODES = (
     "plan",
 )
 
-_FRONTMATTER = re.compile(r"---\r?\n([\s\S]*?)\r?\n---(?:\r?\n([\s\S]*))?")
+# Qoder's pattern captures the body as ``(?:\r?\n([\s\S]*))?``; the body is everything
+# after that line end, so only the line end is matched here (capturing the body made the
+# regex engine walk every character of a long prompt).
+_FRONTMATTER = re.compile(r"---\r?\n([\s\S]*?)\r?\n---(\r?\n)?")
 _WS = JS_WHITESPACE
 #: Block scalar indicators Qoder's repair folds into one quoted line.
 _BLOCK = frozenset({"|", ">", "|+", ">+", "|-", ">-", "|2", ">2"})
@@ -362,7 +365,7 @@ def parse_agent(text: str, path: Path) -> tuple[QoderAgent | None, str, list[Dia
     problems = schema_problems(data)
     if problems:
         return None, prefix + "Validation failed: Agent Definition:\n" + "\n".join(problems), []
-    start = found.start(2) if found.group(2) is not None else len(text)
+    start = found.end() if found.group(2) is not None else len(text)
     head, body, tail = _layout(text[:start], text[start:])
     agent = QoderAgent(data["name"], data, head, body, tail, path, doc)
     return agent, "", [d for d in notes if not d.is_error]

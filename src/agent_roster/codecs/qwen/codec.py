@@ -175,8 +175,11 @@ class QwenCodec:
         for index, profile in enumerate(request.profiles):
             # Every agent file lists the servers of every agent written (its
             # disallowedTools), so a part works out which of the others' are written
-            # too; the part that writes an agent reports on it.
+            # too, where one could add a server; the part that writes an agent reports
+            # on it.
             owned = request.owns(index)
+            if not owned and not request.adds_servers(index, entries):
+                continue
             ready = render_profile(profile, request, *((out, losses) if owned else ([], [])))
             if ready is not None:
                 if owned:

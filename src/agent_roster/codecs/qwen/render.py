@@ -37,7 +37,7 @@ from agent_roster.codecs.qwen.read import (
     name_problem,
 )
 from agent_roster.codecs.qwen.tools import canonical_tool, qwen_tool
-from agent_roster.codecs.semantics import canonical
+from agent_roster.codecs.semantics import canonical_each
 from agent_roster.codecs.tool_names import split_ref
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.profile import AgentProfile, PermissionAction
@@ -93,7 +93,9 @@ class Tools:
             return
         if perms.list is not None:
             self.tools = []
-            for name in dict.fromkeys((*profile.allowed_tools, *map(_server_form, perms.list))):
+            listed = dict.fromkeys((*profile.allowed_tools, *map(_server_form, perms.list)))
+            self._decide([name for name in listed if not is_narrowed(name)])
+            for name in listed:
                 if is_narrowed(name):
                     continue  # left out (narrower): see _narrowing
                 if self._denied(name):
@@ -156,17 +158,26 @@ class Tools:
                     "agent does not use",
                 )
 
+    def _decide(self, names: Sequence[str]) -> None:
+        """Work out :meth:`_denied` for each of ``names`` in one pass over the rules (a
+        profile lists dozens of tools; asked one by one, they were a tenth of a render)."""
+        missing = [name for name in names if name not in self._answers]
+        found = canonical_each(
+            self.profile,
+            [Probe(name) for name in missing],
+            embedded=self.embedded,
+            commands=self.commands,
+        )
+        for name, decision in zip(missing, found, strict=True):
+            self._answers[name] = (
+                decision.rule is not None and decision.action is PermissionAction.DENY
+            )
+
     def _denied(self, name: str) -> bool:
         """Whether the profile's rules deny every call of ``name`` (canonical)."""
-        known = self._answers.get(name)
-        if known is None:
-            found = canonical(
-                self.profile, Probe(name), embedded=self.embedded, commands=self.commands
-            )
-            known = self._answers[name] = (
-                found.rule is not None and found.action is PermissionAction.DENY
-            )
-        return known
+        if name not in self._answers:
+            self._decide([name])
+        return self._answers[name]
 
     def disallowed(self, block: Sequence[str]) -> list[str]:
         """``disallowedTools`` once the settings' servers (``block``) are known: without an
