@@ -21,7 +21,7 @@ from agent_roster.codecs.codex.render import (
     render_profile,
 )
 from agent_roster.codecs.native_md import recalled_reading, remembering_written
-from agent_roster.codecs.toml_text import tomlkit_document
+from agent_roster.codecs.toml_text import plain_table, tomlkit_document
 from agent_roster.model.mcp import McpServer, Transport
 from agent_roster.model.profile import AgentProfile, PromptSection
 
@@ -32,6 +32,12 @@ _VALUES = st.one_of(
     _SCALARS,
     st.lists(_TEXT, max_size=4),
     st.dictionaries(_NAMES, _TEXT, max_size=3),
+    # Shapes toml_text.plain_table leaves to tomlkit: a float, a list of numbers, a key
+    # that needs quotes, a nested mapping.
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.lists(st.integers(-5, 5), min_size=1, max_size=3),
+    st.dictionaries(st.text(max_size=4), _TEXT, min_size=1, max_size=2),
+    st.dictionaries(_NAMES, st.dictionaries(_NAMES, _TEXT, max_size=2), min_size=1, max_size=2),
 )
 _TABLES = st.dictionaries(_NAMES, st.dictionaries(_NAMES, _VALUES, min_size=1, max_size=5))
 
@@ -103,13 +109,18 @@ def test_the_role_keys_are_written_as_tomlkit_writes_them(
     assert loaded["developer_instructions"] == prompt + tail
 
 
-def test_a_table_seen_again_is_not_rebuilt() -> None:
-    table = {"command": "npx", "args": ["-y", "server"], "enabled_tools": ["a"]}
+def test_a_table_tomlkit_builds_is_not_rebuilt() -> None:
+    # A table of a shape written without tomlkit is written at once; one tomlkit has to
+    # build (a float here) is built once per content.
+    table = {"command": "npx", "args": ["-y", "server"], "startup_timeout_sec": 2.5}
     first = _server_section(("docs", table))
     again = _server_section(("docs", dict(table)))
     assert first is again  # the kept text, not a new build
     other = _server_section(("docs", {**table, "enabled_tools": ["b"]}))
     assert other != first and 'enabled_tools = ["b"]' in other
+    plain = {"command": "npx", "args": ["-y", "server"], "enabled_tools": ["a"]}
+    assert plain_table(("mcp_servers", "docs"), plain) == _server_section(("docs", plain))
+    assert plain_table(("mcp_servers", "docs"), table) is None
 
 
 _PASSED = st.dictionaries(
@@ -124,10 +135,14 @@ _PASSED = st.dictionaries(
     body=_ANY_TEXT,
     mode=st.sampled_from(["", "plan", "acceptEdits", "bypassPermissions"]),
     servers=st.lists(st.sampled_from(["tool", "docs"]), unique=True),
+    allowed=st.lists(
+        st.sampled_from(["Read", "Bash", "mcp__tool__run", "mcp__docs__search", "mcp__docs__*"]),
+        unique=True,
+    ),
     passed=_PASSED,
 )
 def test_the_render_check_reads_each_role_as_tomllib_does(
-    body: str, mode: str, servers: list[str], passed: dict[str, Any]
+    body: str, mode: str, servers: list[str], allowed: list[str], passed: dict[str, Any]
 ) -> None:
     # The render check takes a role it just wrote from what render_profile remembered
     # (the role parsed with an empty prompt, the prompt put back), not from parsing the
@@ -135,8 +150,19 @@ def test_the_render_check_reads_each_role_as_tomllib_does(
     # document (keys passed through) or without.
     assume(body.strip())  # Codex requires a prompt: a blank one is refused
     servers_by_name = {
-        "tool": McpServer(name="tool", transport=Transport.STDIO, command="node", args=("s.js",)),
-        "docs": McpServer(name="docs", transport=Transport.HTTP, url="https://example.com/mcp"),
+        "tool": McpServer(
+            name="tool",
+            transport=Transport.STDIO,
+            command="node",
+            args=("s.js", "--flag"),
+            env={"MODE": "ci", "TOKEN": "${TOKEN}"},
+        ),
+        "docs": McpServer(
+            name="docs",
+            transport=Transport.HTTP,
+            url="https://example.com/mcp",
+            headers={"Authorization": "Bearer ${DOCS}", "X-Team": "core", "X-Key": "${KEY}"},
+        ),
     }
     agent = AgentProfile(
         id="helper",
@@ -144,6 +170,7 @@ def test_the_render_check_reads_each_role_as_tomllib_does(
         description="Helps.",
         permission_mode=mode or None,
         mcp_servers=tuple(servers),
+        allowed_tools=tuple(allowed),
         harness={"codex": passed} if passed else {},
         sections=(PromptSection(heading="Role", body=body),),
     )

@@ -44,6 +44,37 @@ def _plain_value(value: Any) -> str | None:
     return None
 
 
+def _inline_value(value: Any) -> str | None:
+    # A value of a table's key as tomlkit writes it, mappings of strings as inline tables
+    # (as codex/render._inline makes them); None for any other shape.
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, Mapping):
+        if not all(_bare(key) and isinstance(item, str) for key, item in value.items()):
+            return None
+        if not value:
+            return "{}"
+        return "{" + ", ".join(f"{k} = {basic_string(v)}" for k, v in value.items()) + "}"
+    return _plain_value(value)
+
+
+def plain_table(path: tuple[str, ...], table: Mapping[str, Any]) -> str | None:
+    """The table at ``path`` (``[a.b]``) and its keys as tomlkit writes it after other keys
+    of a document (a blank line first): strings, integers, booleans, string lists and
+    mappings of strings (inline tables), bare keys; ``None`` for another shape (the caller
+    then asks tomlkit). A Codex render writes one per MCP server of every role: tens of
+    thousands, most of them distinct (their tool filters differ)."""
+    if not all(map(_bare, path)):
+        return None
+    lines = [f"\n[{'.'.join(path)}]\n"]
+    for key, value in table.items():
+        text = _inline_value(value) if _bare(key) else None
+        if text is None:
+            return None
+        lines.append(f"{key} = {text}\n")
+    return "".join(lines)
+
+
 def plain_document(keys: Mapping[str, Any]) -> str | None:
     """The TOML document tomlkit writes for ``keys`` (in order): top-level strings and
     integers, then tables of strings, integers and string lists; ``None`` when a key is not

@@ -29,7 +29,7 @@ from agent_roster.codecs.native_io import (
 from agent_roster.codecs.native_md import harness_diagnostic, remember_reading
 from agent_roster.codecs.permissions import effective_rules, evaluate
 from agent_roster.codecs.prompt import render_prompt
-from agent_roster.codecs.toml_text import basic_string, tomlkit_document
+from agent_roster.codecs.toml_text import basic_string, plain_table, tomlkit_document
 from agent_roster.codecs.tool_names import split_ref
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.profile import AgentProfile, PermissionAction
@@ -161,24 +161,29 @@ def render_profile(
     tail = form.tail if form is not None else "\n"
     prompt = render_prompt(profile, constraints) + tail
     keys["developer_instructions"] = _multiline(prompt, "")
-    write = tomlkit_document if passed else _plain_head_text
     sections = "".join(map(_server_section, role_tables.items()))
-    content = write(keys) + sections
-    remember_reading(content, path, _reading(write, keys, sections, prompt))
+    if passed:
+        content = tomlkit_document(keys) + sections
+        reading = _parsed_reading(keys, sections, prompt)
+    else:
+        content = _plain_head_text(keys) + sections
+        reading = {**keys, "developer_instructions": prompt}
+        if role_tables:
+            reading["mcp_servers"] = role_tables
+    # The render check reads the role from what it was written from, not by parsing it
+    # again: tomllib checks every character of a long prompt's string, and parsing the
+    # role was half of a Codex render of long prompts or many servers. The two are the
+    # same mapping (tests/codecs/test_codex_sections.py holds it for any prompt).
+    remember_reading(content, path, reading)
     return content, tables
 
 
-def _reading(
-    write: Callable[[dict[str, Any]], str], keys: dict[str, Any], sections: str, prompt: str
-) -> dict[str, Any] | None:
-    """What ``tomllib`` reads from the role file, for the render check: the file parsed
-    with an empty prompt, then the prompt put back. Scanning a long prompt was most of a
-    Codex render of long prompts (tomllib checks every character of a multi-line string);
-    the prompt's string reads back as written (tests/codecs/test_codex_sections.py)."""
+def _parsed_reading(keys: dict[str, Any], sections: str, prompt: str) -> dict[str, Any] | None:
+    """What ``tomllib`` reads from a role whose keys tomlkit writes (values passed through
+    from ``harness.codex``): the role parsed with an empty prompt, then the prompt put back."""
     try:
-        reading = tomllib.loads(
-            write({**keys, "developer_instructions": _multiline("", "")}) + sections
-        )
+        empty = tomlkit_document({**keys, "developer_instructions": _multiline("", "")})
+        reading = tomllib.loads(empty + sections)
     except tomllib.TOMLDecodeError:
         return None
     reading["developer_instructions"] = prompt
@@ -198,11 +203,13 @@ def _plain_head_text(keys: dict[str, Any]) -> str:
 
 def _server_section(entry: tuple[str, dict[str, Any]]) -> str:
     """``[mcp_servers.<name>]`` and its keys, as tomlkit writes the table after the role's
-    keys (a blank line first). The same server table recurs in hundreds of roles: building
-    it with tomlkit for each was most of a Codex render, so its text is kept per content
-    (tests/codecs/test_codex_sections.py checks it against tomlkit's whole document)."""
+    keys (a blank line first): written directly (``toml_text.plain_table``) for the usual
+    shapes, else built with tomlkit and kept per content (the same table recurs in hundreds
+    of roles). Building each with tomlkit was most of a Codex render; the tests in
+    tests/codecs/test_codex_sections.py check both against tomlkit's whole document."""
     name, table = entry
-    return _section_text(name, json.dumps(table))
+    plain = plain_table(("mcp_servers", name), table)
+    return plain if plain is not None else _section_text(name, json.dumps(table))
 
 
 @lru_cache(maxsize=4096)
