@@ -22,8 +22,9 @@ from agent_roster.codecs.codex.render import (
 )
 from agent_roster.codecs.native_md import recalled_reading, remembering_written
 from agent_roster.codecs.toml_text import plain_table, tomlkit_document
-from agent_roster.model.mcp import McpServer, Transport
 from agent_roster.model.profile import AgentProfile, PromptSection
+
+from .test_codex import SERVERS  # a stdio server with env, an HTTP one with headers
 
 _NAMES = st.from_regex(r"[A-Za-z0-9_-]{1,12}", fullmatch=True)
 _TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=20)
@@ -149,21 +150,6 @@ def test_the_render_check_reads_each_role_as_tomllib_does(
     # role again: the two must be the same mapping, for any prompt, with tomlkit's
     # document (keys passed through) or without.
     assume(body.strip())  # Codex requires a prompt: a blank one is refused
-    servers_by_name = {
-        "tool": McpServer(
-            name="tool",
-            transport=Transport.STDIO,
-            command="node",
-            args=("s.js", "--flag"),
-            env={"MODE": "ci", "TOKEN": "${TOKEN}"},
-        ),
-        "docs": McpServer(
-            name="docs",
-            transport=Transport.HTTP,
-            url="https://example.com/mcp",
-            headers={"Authorization": "Bearer ${DOCS}", "X-Team": "core", "X-Key": "${KEY}"},
-        ),
-    }
     agent = AgentProfile(
         id="helper",
         name="helper",
@@ -174,7 +160,7 @@ def test_the_render_check_reads_each_role_as_tomllib_does(
         harness={"codex": passed} if passed else {},
         sections=(PromptSection(heading="Role", body=body),),
     )
-    request = RenderRequest(profiles=(agent,), servers=servers_by_name)
+    request = RenderRequest(profiles=(agent,), servers=SERVERS)
     with remembering_written():
         rendered = render_profile(agent, request, [], [])
         assert rendered is not None
