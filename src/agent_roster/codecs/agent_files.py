@@ -44,13 +44,10 @@ def agent_files(
     files: list[NativeFile] = []
     rendered: list[AgentProfile] = []
     named: set[str] = set()
-    for index, profile in enumerate(request.profiles):
-        if not request.owns(index):
-            # Another part writes this agent and reports on it; the MCP file (written by
-            # the shared part) only needs to know whether it will exist, and only when
-            # it adds a server.
-            if not (request.shared and request.adds_servers(index, named)):
-                continue
+    for profile, owned in request.to_render(named):
+        if not owned:
+            # Another part writes this agent and reports on it; the MCP file only needs to
+            # know whether it will exist.
             if prepare(profile, request, [], []) is not None:
                 rendered.append(profile)
                 named.update(profile.mcp_servers)

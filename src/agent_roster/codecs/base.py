@@ -176,16 +176,26 @@ class RenderRequest(msgspec.Struct, frozen=True, kw_only=True):
         """Whether the agent file of ``profiles[index]`` belongs to this part."""
         return self.part is None or self.part[0] <= index < self.part[1]
 
-    def adds_servers(self, index: int, known: Container[str]) -> bool:
-        """Whether ``profiles[index]`` names a server missing from ``known`` (the servers
-        the agents before it named) or from the registry. A part renders an agent another
-        part writes only to learn what the files every agent shares get from it: servers
-        (and the ids of agents naming servers the registry lacks). An agent that adds
-        neither cannot change them, and rendering it would be work thrown away."""
-        return any(
-            name not in known or name not in self.servers
-            for name in self.profiles[index].mcp_servers
-        )
+    def to_render(
+        self, named: Container[str], *, every_part: bool = False
+    ) -> Iterator[tuple[AgentProfile, bool]]:
+        """Each profile this part renders, with whether its agent file is this part's
+        (:meth:`owns`). Another part's agent is rendered only to learn what the files
+        every agent shares get from it (servers, and the ids of agents naming servers the
+        registry lacks), so only where those files are worked out (``shared``, or in every
+        part with ``every_part``: a codec whose every agent file lists them) and only when
+        it names a server missing from ``named`` or from the registry; an agent adding
+        neither cannot change them. ``named`` holds the servers of the agents rendered
+        before: the caller adds each rendered agent's, and the check for the next profile
+        sees them (it runs when the loop asks for it)."""
+        may_add = self.shared or every_part
+        for index, profile in enumerate(self.profiles):
+            owned = self.owns(index)
+            if owned or (may_add and self._adds_servers(profile, named)):
+                yield profile, owned
+
+    def _adds_servers(self, profile: AgentProfile, known: Container[str]) -> bool:
+        return any(name not in known or name not in self.servers for name in profile.mcp_servers)
 
     def owned(self) -> Iterator[AgentProfile]:
         """The profiles whose agent files this part renders, in order."""

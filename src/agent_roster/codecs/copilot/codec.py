@@ -130,13 +130,9 @@ class CopilotCodec:
         rendered = []
         folder = PROJECT_AGENTS if request.scope is Scope.PROJECT else USER_AGENTS
         named: set[str] = set()
-        for index, profile in enumerate(request.profiles):
-            owned = request.owns(index)
-            # Another part writes this agent and reports on it; the MCP files (written by
-            # the shared part) only need to know whether it will exist, and only when it
-            # adds a server.
-            if not owned and not (request.shared and request.adds_servers(index, named)):
-                continue
+        # Another part's agent is rendered here only to learn whether the MCP file gets
+        # its servers; that part writes it and reports on it.
+        for profile, owned in request.to_render(named):
             said = (losses, diagnostics) if owned else ([], [])
             native = self._render_agent(
                 profile, folder, *said, request.embedded, request.embedded_commands

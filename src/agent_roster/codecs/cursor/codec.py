@@ -113,13 +113,9 @@ class CursorCodec:
         diagnostics: list[Diagnostic] = []
         rendered = []
         named: set[str] = set()
-        for index, profile in enumerate(request.profiles):
-            owned = request.owns(index)
-            # Another part writes this agent and reports on it; the MCP file (written by
-            # the shared part) only needs to know whether it will exist, and only when it
-            # adds a server.
-            if not owned and not (request.shared and request.adds_servers(index, named)):
-                continue
+        # Another part's agent is rendered here only to learn whether the MCP file gets
+        # its servers; that part writes it and reports on it.
+        for profile, owned in request.to_render(named):
             native = self._render_agent(profile, *((losses, diagnostics) if owned else ([], [])))
             if native is not None:
                 if owned:

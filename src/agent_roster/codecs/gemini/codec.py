@@ -151,12 +151,9 @@ class GeminiCodec:
         losses: list[Loss] = []
         out: list[Diagnostic] = []
         entries: dict[str, dict[str, Any]] = {}
-        for index, profile in enumerate(request.profiles):
-            if not request.owns(index):
-                # Another part writes this agent; settings.json (written by the shared
-                # part) still gets its servers, when it adds one.
-                if not (request.shared and request.adds_servers(index, entries)):
-                    continue
+        for profile, owned in request.to_render(entries):
+            if not owned:
+                # Another part writes this agent; settings.json still gets its servers.
                 if render_profile(profile, request, [], []) is not None:
                     for name in profile.mcp_servers:
                         entries[name] = settings_entry(request.servers[name])

@@ -172,14 +172,10 @@ class QwenCodec:
         losses: list[Loss] = []
         prepared = []
         entries: dict[str, dict[str, Any]] = {}
-        for index, profile in enumerate(request.profiles):
-            # Every agent file lists the servers of every agent written (its
-            # disallowedTools), so a part works out which of the others' are written
-            # too, where one could add a server; the part that writes an agent reports
-            # on it.
-            owned = request.owns(index)
-            if not owned and not request.adds_servers(index, entries):
-                continue
+        # Every agent file lists the servers of every agent written (its disallowedTools),
+        # so every part works out which of the others' are written too, where one could
+        # add a server; the part that writes an agent reports on it.
+        for profile, owned in request.to_render(entries, every_part=True):
             ready = render_profile(profile, request, *((out, losses) if owned else ([], [])))
             if ready is not None:
                 if owned:
