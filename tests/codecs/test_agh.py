@@ -7,10 +7,14 @@ from pathlib import Path
 
 import msgspec
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from agent_roster.codecs.agh import render as agh_render
 from agent_roster.codecs.agh.codec import CODEC
 from agent_roster.codecs.agh.rules import tool_pattern_error
 from agent_roster.codecs.base import LossOutcome, RenderRequest, Roots, Scope
+from agent_roster.codecs.permissions import effective_rules, evaluate
 from agent_roster.model.mcp import McpServer, Transport
 from agent_roster.model.profile import (
     AgentProfile,
@@ -684,3 +688,50 @@ def test_native_file_survives_import_and_render(tmp_path: Path) -> None:
         "category_path": ["Ops"],
     }
     assert again.profiles[0].permission == found.profiles[0].permission
+
+
+_TOOLS = ["Read", "Edit", "Write", "Bash", "Bash(git *)", "WebFetch", "mcp__gh__issue", "*"]
+_RULE_KEYS = ["*", "bash", "edit", "read", "gh_*", "gh_issue", "webfetch", "todowrite"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    allowed=st.lists(st.sampled_from(_TOOLS), max_size=4),
+    denied=st.lists(st.sampled_from(_TOOLS), max_size=3),
+    rules=st.lists(
+        st.builds(
+            PermissionRule,
+            permission=st.sampled_from(_RULE_KEYS),
+            pattern=st.sampled_from(["*", "git *"]),
+            action=st.sampled_from(list(PermissionAction)),
+        ),
+        max_size=4,
+    ),
+    mode=st.sampled_from([None, "default", "plan", "acceptEdits", "auto"]),
+)
+def test_permissions_are_the_one_action_every_key_gets(
+    allowed: list[str], denied: list[str], rules: list[PermissionRule], mode: str | None
+) -> None:
+    """AGH ``permissions`` (permissions.md §3): deny-all or approve-all when every key the
+    rules can decide (each tool's key, each key a rule names) gets that one action,
+    approve-reads otherwise; however the render orders its questions."""
+    subject = AgentProfile(
+        id="p",
+        name="p",
+        allowed_tools=tuple(allowed),
+        denied_tools=tuple(denied),
+        permission=tuple(rules),
+        permission_mode=mode,
+    )
+    effective = effective_rules(subject)
+    if not effective:
+        expected = agh_render._MODE_PERMISSIONS.get(mode or "", "")
+    else:
+        keys = agh_render._tool_keys() | {
+            s.rule.permission for s in effective if "*" not in s.rule.permission
+        }
+        actions = {evaluate(effective, key).action for key in keys}
+        only = actions.pop() if len(actions) == 1 else None
+        named = {PermissionAction.DENY: "deny-all", PermissionAction.ALLOW: "approve-all"}
+        expected = named.get(only, "approve-reads") if only else "approve-reads"
+    assert agh_render._decide_permissions(subject) == expected

@@ -4,7 +4,6 @@ AGH's own rules before anything is returned (docs/codecs/agh.md §10)."""
 from __future__ import annotations
 
 import itertools
-import json
 from functools import cache
 from typing import Any
 
@@ -20,9 +19,9 @@ from agent_roster.codecs.agh.read import (
     split_agent_md,
 )
 from agent_roster.codecs.base import Loss, LossOutcome, NativeFile, ReadExisting, RenderRequest
-from agent_roster.codecs.native_io import existing_present
+from agent_roster.codecs.native_io import existing_present, json_text
 from agent_roster.codecs.native_md import harness_diagnostic, remember_reading, write_native
-from agent_roster.codecs.permissions import effective_rules, evaluator
+from agent_roster.codecs.permissions import SourcedRule, effective_rules, evaluate, evaluator
 from agent_roster.codecs.prompt import render_prompt
 from agent_roster.codecs.tool_names import canonical_tools, opencode_key, split_ref
 from agent_roster.diagnostics import Diagnostic
@@ -87,9 +86,10 @@ def _decide_permissions(profile: AgentProfile) -> str:
         return _MODE_PERMISSIONS.get(profile.permission_mode, "")
     tool_keys = _tool_keys()
     named = {s.rule.permission for s in effective}
-    keys = itertools.chain(
-        tool_keys, (k for k in named if k not in tool_keys and "*" not in k and "?" not in k)
-    )
+    concrete = [k for k in named if "*" not in k and "?" not in k]
+    if concrete and _mixed(effective, concrete, tool_keys - named):
+        return "approve-reads"
+    keys = itertools.chain(tool_keys, (k for k in concrete if k not in tool_keys))
     first = None
     decide = evaluator(effective)
     for key in keys:
@@ -103,6 +103,20 @@ def _decide_permissions(profile: AgentProfile) -> str:
     if first is PermissionAction.ALLOW:
         return "approve-all"
     return "approve-reads"
+
+
+def _mixed(
+    effective: tuple[SourcedRule, ...], concrete: list[str], unnamed: frozenset[str]
+) -> bool:
+    """Whether a key no rule names and the keys rules name get different decisions, asked
+    first and without the rules' index: most restricted profiles (``*`` denied, a few
+    tools allowed) are mixed on the first two keys, and an agent AGH then refuses (its
+    servers) would build the index for nothing. ``False`` says only "not shown here"."""
+    other = next(iter(unnamed), None)
+    if other is None:
+        return False
+    action = evaluate(effective, other).action
+    return any(evaluate(effective, key).action is not action for key in concrete)
 
 
 def render_profile(
@@ -259,7 +273,7 @@ def render_profile(
         ]
         return [], losses, diags
     content = write_native(data, prompt)
-    sidecar_text = json.dumps({"mcpServers": sidecar}, indent=2, ensure_ascii=False) + "\n"
+    sidecar_text = json_text({"mcpServers": sidecar})
     refusals = _self_check(pid, agent_path, content, sidecar_path, sidecar_text)
     if refusals:
         return [], losses, refusals

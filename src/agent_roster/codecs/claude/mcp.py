@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 
 from agent_roster.codecs.base import NativeFile, ReadExisting
 from agent_roster.codecs.claude.files import referenced_servers
-from agent_roster.codecs.native_io import JsonProblem, existing_text, parse_json
+from agent_roster.codecs.native_io import JsonProblem, existing_text, json_text, parse_json
 from agent_roster.codecs.native_md import harness_diagnostic
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.mcp import McpServer, Transport
@@ -307,7 +307,7 @@ def merge_into(
     merged = dict(current or {})
     merged.update(entries)
     data[dialect.key] = merged
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    return json_text(data)
 
 
 def render_mcp_file(

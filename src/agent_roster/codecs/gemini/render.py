@@ -7,14 +7,13 @@ field the agent file cannot hold is reported (D3). Mapping: docs/codecs/gemini.m
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any
 
 from agent_roster.codecs.base import Loss, LossOutcome, RenderRequest
 from agent_roster.codecs.gemini.read import BUILTIN_AGENTS, SLUG, valid_tool_name
-from agent_roster.codecs.native_io import JsonProblem, parse_json
+from agent_roster.codecs.native_io import JsonProblem, json_text, parse_json
 from agent_roster.codecs.native_md import harness_diagnostic, model_for, write_native
 from agent_roster.codecs.permissions import (
     SourcedRule,
@@ -298,4 +297,4 @@ def merge_settings(
         return None
     block = data.setdefault("mcpServers", {})
     block.update(entries)
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    return json_text(data)

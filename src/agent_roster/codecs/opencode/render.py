@@ -23,7 +23,7 @@ from agent_roster.codecs.base import (
     RenderRequest,
     Scope,
 )
-from agent_roster.codecs.native_io import existing_present, existing_text
+from agent_roster.codecs.native_io import existing_present, existing_text, json_text
 from agent_roster.codecs.native_md import (
     Tailed,
     entry_lines,
@@ -200,7 +200,7 @@ class _Renderer:
         self.diagnostics += block_diagnostics
         if config is not None and block:
             config["mcp"] = block
-            text = json.dumps(config, indent=2, ensure_ascii=False) + "\n"
+            text = json_text(config)
             self.files.append(NativeFile(path=self.config_rel, content=text, merged=True))
         return Rendering(
             files=tuple(self.files), losses=tuple(self.losses), diagnostics=tuple(self.diagnostics)

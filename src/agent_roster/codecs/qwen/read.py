@@ -11,7 +11,6 @@ that fails is skipped without a word (a debug log line); the messages below are 
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -387,4 +386,4 @@ def settings_entry(server: McpServer) -> dict[str, Any]:
 
 
 def dumps(data: dict[str, Any]) -> str:
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    return native_io.json_text(data)
