@@ -735,3 +735,35 @@ def test_permissions_are_the_one_action_every_key_gets(
         named = {PermissionAction.DENY: "deny-all", PermissionAction.ALLOW: "approve-all"}
         expected = named.get(only, "approve-reads") if only else "approve-reads"
     assert agh_render._decide_permissions(subject) == expected
+
+
+def _split_by_lines(text: str) -> tuple[str, str, int] | str:
+    # AGH's frontmatter.Split as it reads: line by line (the render's split must agree).
+    if text.startswith("\ufeff"):
+        return "config: UTF-8 BOM before YAML frontmatter"
+    lines = text.replace("\r\n", "\n").split("\n")
+    if lines[0] != "---":
+        return "config: missing YAML frontmatter"
+    for index, line in enumerate(lines[1:]):
+        if line == "---":
+            meta = "\n".join(lines[1 : index + 1])
+            return (meta + "\n" if meta else ""), "\n".join(lines[index + 2 :]), index + 3
+    return "config: unterminated YAML frontmatter"
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["---", "", "name: x", "--- ", " ---", "----", "body", "\r", "\ufeff"]),
+        max_size=8,
+    ),
+    st.sampled_from(["\n", "\r\n"]),
+    st.booleans(),
+)
+def test_split_agent_md_finds_the_fence_line_as_agh_does(
+    lines: list[str], newline: str, end: bool
+) -> None:
+    from agent_roster.codecs.agh.read import split_agent_md
+
+    text = newline.join(lines) + (newline if end else "")
+    assert split_agent_md(text) == _split_by_lines(text)

@@ -30,6 +30,21 @@ _EMBEDDED = re.compile(
 )
 
 
+def blank(text: str) -> bool:
+    """Whether ``text.strip()`` is empty, without copying ``text`` (a prompt may be tens of
+    kilobytes; ``isspace`` stops at its first visible character)."""
+    return not text or text.isspace()
+
+
+def stripped_shorter_than(text: str, size: int) -> bool:
+    """Whether ``len(text.strip()) < size``, told from the text's head when that settles
+    it: visible characters ``size`` or more apart there are as far apart in the whole."""
+    head = text[: size + 64].strip()
+    if len(head) >= size:
+        return False
+    return len(text.strip()) < size
+
+
 def render_prompt(profile: AgentProfile, constraints: Sequence[str] = ()) -> str:
     """The native prompt text: the profile's prompt, plus the marked constraints section
     listing ``constraints`` (one bullet each) when there are any."""

@@ -171,6 +171,19 @@ class AgentProfile(msgspec.Struct, frozen=True, kw_only=True):
         return "\n\n".join(parts)
 
     @property
+    def prompt_blank(self) -> bool:
+        """Whether :attr:`prompt` is empty or whitespace, told without joining it: every
+        section but the Role section writes its ``## Heading``, so only a profile with no
+        section, or with the Role section alone and its body blank, has a blank prompt."""
+        sections = self.sections
+        if not sections:
+            return True
+        if len(sections) > 1 or sections[0].key != "role":
+            return False
+        body = sections[0].body
+        return not body or body.isspace()
+
+    @property
     def system_prompt_suffix(self) -> str:
         """Seed 001's name for the text injected as "Agent Role Instructions"."""
         return self.prompt

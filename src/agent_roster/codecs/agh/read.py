@@ -67,13 +67,19 @@ def split_agent_md(text: str) -> tuple[str, str, int] | str:
     first, _, rest = text.partition("\n")
     if first != "---":
         return "config: missing YAML frontmatter"
-    lines = rest.split("\n")
-    for index, line in enumerate(lines):
-        if line == "---":
-            meta = "\n".join(lines[:index])
-            body = "\n".join(lines[index + 1 :])
-            return (meta + "\n" if meta else ""), body, index + 3
-    return "config: unterminated YAML frontmatter"
+    # The first line of ``rest`` that is exactly "---", found without splitting the body
+    # (a long prompt is thousands of lines).
+    if rest == "---" or rest.startswith("---\n"):
+        start = 0
+    else:
+        start = rest.find("\n---\n") + 1
+        if not start:
+            if not rest.endswith("\n---"):
+                return "config: unterminated YAML frontmatter"
+            start = len(rest) - 3
+    meta = rest[:start]
+    # The lines before it, each ended by a newline; none but empty ones is no metadata.
+    return ("" if meta == "\n" else meta), rest[start + 4 :], rest.count("\n", 0, start) + 3
 
 
 def _key_line(meta: str, key: str) -> int:

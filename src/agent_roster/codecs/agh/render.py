@@ -22,7 +22,7 @@ from agent_roster.codecs.base import Loss, LossOutcome, NativeFile, ReadExisting
 from agent_roster.codecs.native_io import existing_present, json_text
 from agent_roster.codecs.native_md import harness_diagnostic, remember_reading, write_native
 from agent_roster.codecs.permissions import SourcedRule, effective_rules, evaluate, evaluator
-from agent_roster.codecs.prompt import render_prompt
+from agent_roster.codecs.prompt import blank, render_prompt
 from agent_roster.codecs.tool_names import canonical_tools, opencode_key, split_ref
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.profile import AgentProfile, PermissionAction
@@ -234,8 +234,8 @@ def render_profile(
             data[key] = extra[key]
     errors.extend(_check_pass_through(data))
 
-    prompt = render_prompt(profile, constraints)
-    if not prompt.strip():
+    # The constraints section is never blank: without it the prompt is the profile's.
+    if not constraints and profile.prompt_blank:
         errors.append("agent prompt is required (the profile has no prose sections)")
 
     files: list[NativeFile] = []
@@ -272,7 +272,7 @@ def render_profile(
             for problem in errors
         ]
         return [], losses, diags
-    content = write_native(data, prompt)
+    content = write_native(data, render_prompt(profile, constraints))
     sidecar_text = json_text({"mcpServers": sidecar})
     refusals = _self_check(pid, agent_path, content, sidecar_path, sidecar_text)
     if refusals:
@@ -304,7 +304,7 @@ def _self_check(
             problems = [loaded]
         else:
             found.extend(check_fields(loaded[0], loaded[1], pid, agent_path))
-            problems = [] if split[1].strip() else ["agent prompt is required"]
+            problems = ["agent prompt is required"] if blank(split[1]) else []
     read_sidecar(sidecar_text, sidecar_path, found)
     problems += [d.message for d in found if d.is_error]
     return [

@@ -83,7 +83,7 @@ def server_tables(profile: AgentProfile, request: RenderRequest) -> dict[str, An
             f"agent role `{profile.id}` must define a description",
             "Codex requires a description; add one to the profile's frontmatter",
         )
-    if not profile.prompt.strip():
+    if profile.prompt_blank:
         return Refusal(
             f"agent role `{profile.id}` must define `developer_instructions`",
             "Codex requires a prompt; add a ## Role section",

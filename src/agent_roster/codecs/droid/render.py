@@ -34,7 +34,7 @@ from agent_roster.codecs.droid.tools import (
     droid_tool,
 )
 from agent_roster.codecs.native_md import harness_diagnostic, model_for
-from agent_roster.codecs.prompt import render_prompt
+from agent_roster.codecs.prompt import blank, render_prompt
 from agent_roster.codecs.tool_names import split_ref
 from agent_roster.codecs.toolset import ToolVerdict, readback_note, whole_tools
 from agent_roster.diagnostics import Diagnostic
@@ -228,7 +228,7 @@ def render_profile(
         )
         return None
     prompt = render_prompt(profile)
-    if not prompt.strip():
+    if blank(prompt):
         refuse("System prompt cannot be empty", "write the droid's prompt")
         return None
     tools, problem = _tools(profile, request, lose)

@@ -27,7 +27,7 @@ from agent_roster.codecs.claude.rules import (
     tools_for_key,
 )
 from agent_roster.codecs.native_md import harness_diagnostic, model_for
-from agent_roster.codecs.prompt import render_prompt
+from agent_roster.codecs.prompt import render_prompt, stripped_shorter_than
 from agent_roster.codecs.qwen import semantics as qwen_semantics
 from agent_roster.codecs.qwen.read import (
     AGENTS_DIR,
@@ -374,7 +374,8 @@ def render_profile(
     if not profile.description.strip():
         refuse("Description is required and cannot be empty", "write a one-line description")
         return None
-    if len(profile.prompt.strip()) < 10:
+    prompt = render_prompt(profile)
+    if stripped_shorter_than(prompt, 10):
         refuse(
             "System prompt must be at least 10 characters long",
             "Qwen Code skips an agent whose prompt is shorter",
@@ -417,7 +418,7 @@ def render_profile(
         else:
             lose("harness", LossOutcome.DROPPED, f"harness.qwen.{key} is set from canonical fields")
     losses.extend(mine)
-    return Prepared(data, render_prompt(profile), tools)
+    return Prepared(data, prompt, tools)
 
 
 def merge_settings(

@@ -101,14 +101,21 @@ def decide_view(view: View, probe: Probe) -> PermissionAction:
 
 def _agent_view(agent: NativeAgent) -> View | None:
     text = agent_text(agent)
-    return None if text is None else _view(text, agent.paths[0] if agent.paths else "agent.md")
+    if text is None:
+        return None
+    path = agent.paths[0] if agent.paths else "agent.md"
+    # With a memo each text is read once: the uncached reader, which need not hash it (a
+    # long prompt's hash costs more than reading its frontmatter).
+    return _view(text, path) if agent.memo is None else _view_of(text, path)
 
 
-@lru_cache(maxsize=1024)
-def _view(text: str, path: str) -> View | None:
-    # A render check asks a dozen probes of every agent: read once per content.
+def _view_of(text: str, path: str) -> View | None:
     parsed = _parsed(text, path)
     return None if parsed is None else view_of(parsed.data)
+
+
+# A render check asks a dozen probes of every agent: read once per content.
+_view = lru_cache(maxsize=1024)(_view_of)
 
 
 def decide_data(data: dict[str, Any], probe: Probe) -> PermissionAction:
