@@ -148,3 +148,28 @@ def test_a_reading_is_recalled_for_the_same_text_object_and_path_only() -> None:
         remember_reading(equal, "a.md", None)  # a reader that refused the file
         assert recalled_reading(equal, "a.md") == (True, None)
     assert recalled_reading(text, "a.md") == (False, None)
+
+
+def _layout_by_steps(head: str, body: str, blank_line: bool) -> tuple[str, str, str]:
+    # The layout read step by step: one line end after the frontmatter (when there is
+    # one), then one at the end, each taken off in turn (cut_layout must agree).
+    if blank_line:
+        for sep in ("\r\n", "\n"):
+            if body.startswith(sep):
+                head, body = head + sep, body[len(sep) :]
+                break
+    for end in ("\r\n", "\n"):
+        if body.endswith(end):
+            return head, body[: -len(end)], end
+    return head, body, ""
+
+
+_LAYOUT_PIECES = st.sampled_from(["", "\n", "\r\n", "\r", "---", "---\n", "x", "\n---\n", " "])
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_LAYOUT_PIECES, max_size=6).map("".join), st.booleans())
+def test_the_prompt_layout_takes_off_one_line_end_each_side(body: str, blank_line: bool) -> None:
+    from agent_roster.codecs.native_md import cut_layout
+
+    assert cut_layout("H", body, blank_line=blank_line) == _layout_by_steps("H", body, blank_line)

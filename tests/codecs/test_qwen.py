@@ -302,28 +302,7 @@ def test_an_agents_view_decides_as_its_lists_do(
         assert decide_view(view, probe) == decide_data(data, probe), (data, probe)
 
 
-def _layout_by_steps(head: str, body: str) -> tuple[str, str, str]:
-    # The layout as Qwen's split reads it: one line end after the frontmatter, then one at
-    # the end, each taken off in turn (the reader must agree with these steps).
-    for sep in ("\r\n", "\n"):
-        if body.startswith(sep):
-            head, body = head + sep, body[len(sep) :]
-            break
-    for end in ("\r\n", "\n"):
-        if body.endswith(end):
-            return head, body[: -len(end)], end
-    return head, body, ""
-
-
 _PIECES = st.sampled_from(["", "\n", "\r\n", "\r", "---", "---\n", "x", "\n---\n", " "])
-
-
-@settings(max_examples=500, deadline=None)
-@given(st.lists(_PIECES, max_size=6).map("".join))
-def test_the_prompt_layout_takes_off_one_line_end_each_side(body: str) -> None:
-    from agent_roster.codecs.qwen.read import _layout
-
-    assert _layout("H", body) == _layout_by_steps("H", body)
 
 
 @settings(max_examples=500, deadline=None)

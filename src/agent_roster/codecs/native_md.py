@@ -156,17 +156,24 @@ def split_layout(doc: NativeDocument) -> Layout:
     """The prompt of ``doc`` and the exact text around it. Files are laid out as
     :func:`write_native` writes them: one blank line after the frontmatter, one line end
     at the end; those belong to the layout, everything between is the prompt."""
-    head, body, tail = doc.head, doc.body, ""
-    if doc.has_frontmatter:
+    return cut_layout(doc.head, doc.body, blank_line=doc.has_frontmatter)
+
+
+def cut_layout(head: str, body: str, *, blank_line: bool = True) -> Layout:
+    """``body`` (the text after ``head``) cut as :func:`split_layout` cuts it: one line end
+    at its start (``blank_line``: a file with frontmatter) joins the head, one at its end
+    is the tail. The prompt is sliced once: it may be tens of kilobytes."""
+    start = 0
+    if blank_line:
         for sep in ("\r\n", "\n"):
             if body.startswith(sep):
-                head, body = head + sep, body[len(sep) :]
+                head, start = head + sep, len(sep)
                 break
     for end in ("\r\n", "\n"):
-        if body.endswith(end):
-            body, tail = body[: -len(end)], end
-            break
-    return Layout(head, body, tail)
+        # Not into the separator: a body of one line end is taken as the separator alone.
+        if body.endswith(end) and len(body) - len(end) >= start:
+            return Layout(head, body[start : len(body) - len(end)], end)
+    return Layout(head, body[start:] if start else body, "")
 
 
 def native_form(layout: Layout, model: str = "") -> NativeForm:

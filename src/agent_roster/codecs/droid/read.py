@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from agent_roster.codecs import native_io
-from agent_roster.codecs.native_md import NativeDocument, read_native
+from agent_roster.codecs.native_md import NativeDocument, cut_layout, read_native
 from agent_roster.diagnostics import Diagnostic
 
 AGENTS_DIR = ".factory/droids"
@@ -130,7 +130,7 @@ def parse_droid(text: str, path: Path) -> DroidFile:
     found = _FRONTMATTER.match(text)
     stem = path.name[: -len(".md")] if path.name.endswith(".md") else path.stem
     if found is None:
-        head, prompt, tail = _layout("", text)
+        head, prompt, tail = cut_layout("", text, blank_line=False)
         return DroidFile(stem, {}, head, prompt, tail, path, "", None)
     frontmatter = found.group(1)
     doc = read_native(f"---\n{frontmatter}\n---\n", str(path), [])
@@ -142,7 +142,7 @@ def parse_droid(text: str, path: Path) -> DroidFile:
     if dropped:
         data = {}
     name = data.get("name") or stem
-    head, prompt, tail = _layout(text[: found.end()], text[found.end() :])
+    head, prompt, tail = cut_layout(text[: found.end()], text[found.end() :])
     return DroidFile(name, data, head, prompt, tail, path, dropped, doc)
 
 
@@ -150,20 +150,6 @@ def _yaml_mapping(frontmatter: str) -> bool:
     # An empty frontmatter is YAML null, which Droid hands to its line parser (an empty
     # mapping either way).
     return bool(frontmatter.strip())
-
-
-def _layout(head: str, body: str) -> tuple[str, str, str]:
-    """The prompt and the text around it (one blank line after the frontmatter and one
-    final line end belong to the layout, as ``native_md.split_layout``)."""
-    if head:
-        for sep in ("\r\n", "\n"):
-            if body.startswith(sep):
-                head, body = head + sep, body[len(sep) :]
-                break
-    for end in ("\r\n", "\n"):
-        if body.endswith(end):
-            return head, body[: -len(end)], end
-    return head, body, ""
 
 
 def droid_files(folder: Path) -> list[Path]:

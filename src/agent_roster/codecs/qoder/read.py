@@ -22,6 +22,7 @@ from agent_roster.codecs.native_md import (
     JS_WHITESPACE,
     NativeDocument,
     Recovery,
+    cut_layout,
     harness_diagnostic,
     read_native_recovering,
 )
@@ -366,22 +367,9 @@ def parse_agent(text: str, path: Path) -> tuple[QoderAgent | None, str, list[Dia
     if problems:
         return None, prefix + "Validation failed: Agent Definition:\n" + "\n".join(problems), []
     start = found.end() if found.group(2) is not None else len(text)
-    head, body, tail = _layout(text[:start], text[start:])
+    head, body, tail = cut_layout(text[:start], text[start:])
     agent = QoderAgent(data["name"], data, head, body, tail, path, doc)
     return agent, "", [d for d in notes if not d.is_error]
-
-
-def _layout(head: str, body: str) -> tuple[str, str, str]:
-    """The prompt and the text around it: one blank line after the frontmatter and one
-    line end at the end belong to the layout (as ``native_md.split_layout``)."""
-    for sep in ("\r\n", "\n"):
-        if body.startswith(sep):
-            head, body = head + sep, body[len(sep) :]
-            break
-    for end in ("\r\n", "\n"):
-        if body.endswith(end):
-            return head, body[: -len(end)], end
-    return head, body, ""
 
 
 def tool_list(value: Any) -> list[str] | None:

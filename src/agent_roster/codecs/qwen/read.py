@@ -20,7 +20,7 @@ import msgspec
 from agent_roster import diagnostics as dx
 from agent_roster.codecs import native_io
 from agent_roster.codecs.claude import mcp as claude_mcp
-from agent_roster.codecs.native_md import harness_diagnostic, read_written
+from agent_roster.codecs.native_md import cut_layout, harness_diagnostic, read_written
 from agent_roster.codecs.opencode.js import JsoncError, load_jsonc
 from agent_roster.codecs.prompt import blank, stripped_shorter_than
 from agent_roster.diagnostics import Diagnostic
@@ -204,7 +204,7 @@ def parse_agent(text: str, path: Path) -> tuple[QwenAgent | None, str]:
             + ", ".join(APPROVAL_MODES)
         )
     name = _js_string(data["name"])
-    head, body, tail = _layout(doc.head, doc.body)
+    head, body, tail = cut_layout(doc.head, doc.body)
     errors = _validate(data, name, body)
     if errors:
         return None, prefix + "Validation failed: " + ", ".join(errors)
@@ -218,21 +218,6 @@ def _js_string(value: Any) -> str:
     if isinstance(value, float) and value == int(value):
         return str(int(value))
     return str(value)
-
-
-def _layout(head: str, body: str) -> tuple[str, str, str]:
-    """The prompt and the text around it: one blank line after the frontmatter and one
-    line end at the end belong to the layout (as ``native_md.split_layout``)."""
-    start = 0
-    for sep in ("\r\n", "\n"):
-        if body.startswith(sep):
-            head, start = head + sep, len(sep)
-            break
-    for end in ("\r\n", "\n"):
-        # Not into the separator: a body of one line end is taken as the separator alone.
-        if body.endswith(end) and len(body) - len(end) >= start:
-            return head, body[start : len(body) - len(end)], end
-    return head, body[start:] if start else body, ""
 
 
 def read_agents(folder: Path, out: list[Diagnostic]) -> list[QwenAgent]:
