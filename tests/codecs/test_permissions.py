@@ -245,6 +245,25 @@ _rules = st.lists(
 def test_rule_index_decides_like_evaluate(rules: list[PermissionRule], key: str, arg: str) -> None:
     plain = evaluate([SourcedRule(r, "permission") for r in rules], key, arg, home="/h")
     assert RuleIndex(rules).decide(key, arg, home="/h") == (plain.action, plain.position)
+    # Memoized (the rules every agent of a render shares): the same answer, asked again too.
+    memoized = RuleIndex(rules, memo=True)
+    for _ in range(2):
+        assert memoized.decide(key, arg, home="/h") == (plain.action, plain.position)
+        assert memoized.decide("*", "*", home="/h") == RuleIndex(rules).decide("*", home="/h")
+
+
+def test_a_memoized_index_follows_the_home_folder_its_patterns_name(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A pattern under ~ is decided against $HOME at each call: such answers are not kept.
+    rules = [rule("read", "*", ALLOW), rule("read", "~/secret/*", DENY)]
+    index = RuleIndex(rules, memo=True)
+    monkeypatch.setenv("HOME", "/home/a")
+    assert index.decide("read", "/home/a/secret/k")[0] is DENY
+    monkeypatch.setenv("HOME", "/home/b")
+    assert index.decide("read", "/home/a/secret/k")[0] is ALLOW
+    assert index.memo is None
+    assert RuleIndex([rule("read", "src/*", DENY)], memo=True).memo == {}
 
 
 def _covers_reference(later: PermissionRule, earlier: PermissionRule) -> bool:

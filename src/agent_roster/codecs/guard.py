@@ -87,7 +87,8 @@ def sharing_answers() -> Iterator[None]:
 
 
 def _wants(profile: AgentProfile, request: RenderRequest) -> list[_Want]:
-    # The probes the profile has an answer for; the runtime's default decides the others.
+    # The probes the profile asks or denies by a rule; the runtime's default decides the
+    # others, and a target can never allow more than a rule that allows.
     shared = _ANSWERS.get()
     if shared is not None:
         # Keyed by identity while the block holds the profile, so the key cannot be reused.
@@ -111,7 +112,9 @@ def _wants(profile: AgentProfile, request: RenderRequest) -> list[_Want]:
             rules=rules,
         )
         for probe, want in zip(probes, answers, strict=True):
-            if want.rule is not None:
+            # Nothing is wider than allow: a call the profile allows needs no question to
+            # the target (nearly half of a restricted profile's answers).
+            if want.rule is not None and want.action is not PermissionAction.ALLOW:
                 found.append(_Want(probe, want.action, want.rule.source))
     if shared is not None:
         shared[id(profile)] = (profile, request.embedded, request.embedded_commands, found)

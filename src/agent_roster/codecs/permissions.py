@@ -60,6 +60,15 @@ def wildcard_match(text: str, pattern: str) -> bool:
     return _compile(pattern).match(text.replace("\\", "/")) is not None
 
 
+def _home_dependent(pattern: str) -> bool:
+    # Whether expand_home would make ``pattern`` depend on the home folder.
+    return pattern[:1] == "~" or pattern.startswith("$HOME")
+
+
+#: Answers a memoizing RuleIndex keeps.
+_MEMO_KEPT = 65_536
+
+
 def expand_home(pattern: str, home: str | None = None) -> str:
     """OpenCode expands ``~``, ``~/x``, ``$HOME`` and ``$HOME/x`` at the start of a pattern."""
     if pattern[:1] == "~":
@@ -136,7 +145,7 @@ class _ListIndex:
     render check and the narrowing, a few dozen calls each, and most calls match no rule
     but a catch-all."""
 
-    __slots__ = ("exact", "rules", "wild")
+    __slots__ = ("decisions", "exact", "order", "rules", "wild")
 
     def __init__(self, rules: tuple[SourcedRule, ...]) -> None:
         self.rules = rules
@@ -148,14 +157,24 @@ class _ListIndex:
                 self.exact.setdefault(key, []).append(index)
             else:
                 wild.append(index)
-        self.wild = tuple(wild)
+        #: The wildcard rules, last first: the candidates of a key no exact rule names.
+        self.wild = tuple(reversed(wild))
+        #: Each key's candidates last first, its own rules among the wildcard ones (made
+        #: when the key is first asked about: the codec and the check ask the same keys).
+        self.order: dict[str, tuple[int, ...]] = {}
+        #: The answer each rule gives, made once: a few rules decide dozens of calls.
+        self.decisions: list[Decision | None] = [None] * len(rules)
 
     def evaluate(self, permission: str, argument: str, tool: str | None) -> Decision:
-        own = self.exact.get(permission)
-        indexes = sorted((*own, *self.wild)) if own else self.wild
+        indexes = self.order.get(permission)
+        if indexes is None:
+            own = self.exact.get(permission)
+            indexes = tuple(sorted((*own, *self.wild), reverse=True)) if own else self.wild
+            if own:
+                self.order[permission] = indexes
         named = ALIASES.get(tool, tool) if tool is not None else None
         rules = self.rules
-        for index in reversed(indexes):
+        for index in indexes:
             sourced = rules[index]
             if named is not None and sourced.tool and sourced.tool != named:
                 continue
@@ -165,8 +184,15 @@ class _ListIndex:
                 continue
             pattern = rule.pattern
             if pattern == "*" or wildcard_match(argument, expand_home(pattern)):
-                return Decision(rule.action, index, sourced)
-        return Decision(PermissionAction.ASK, None, None)
+                found = self.decisions[index]
+                if found is None:
+                    found = self.decisions[index] = Decision(rule.action, index, sourced)
+                return found
+        return _NO_RULE
+
+
+#: The answer when no rule matches: the default, ``ask``.
+_NO_RULE = Decision(PermissionAction.ASK, None, None)
 
 
 def evaluate_indexed(
@@ -482,7 +508,14 @@ class RuleIndex:
     whole lists (hundreds of ``<server>_*`` keys per agent); :func:`evaluate` stays the
     plain reference and a property test keeps the two equal."""
 
-    def __init__(self, rules: Sequence[PermissionRule]) -> None:
+    def __init__(self, rules: Sequence[PermissionRule], *, memo: bool = False) -> None:
+        """``memo``: keep each answer, for an index asked the same calls over and over (the
+        rules every agent of a render shares); not when a pattern depends on the home
+        folder, which the environment could change between two calls."""
+        self.memo: dict[tuple[str, str, str | None], tuple[PermissionAction, int | None]] | None
+        self.memo = None
+        if memo and not any(_home_dependent(rule.pattern) for rule in rules):
+            self.memo = {}
         self.exact: dict[str, list[tuple[int, PermissionRule]]] = {}
         self.prefix: dict[str, list[tuple[int, PermissionRule]]] = {}
         self.globs: list[tuple[int, PermissionRule]] = []
@@ -519,6 +552,20 @@ class RuleIndex:
         self, permission: str, argument: str = "*", *, home: str | None = None
     ) -> tuple[PermissionAction, int | None]:
         """The same answer as :func:`evaluate`: the action and the deciding rule's index."""
+        memo = self.memo
+        if memo is None:
+            return self._decide(permission, argument, home)
+        call = (permission, argument, home)
+        found = memo.get(call)
+        if found is None:
+            found = self._decide(permission, argument, home)
+            if len(memo) < _MEMO_KEPT:  # bounded: the calls come from the files read
+                memo[call] = found
+        return found
+
+    def _decide(
+        self, permission: str, argument: str, home: str | None
+    ) -> tuple[PermissionAction, int | None]:
         best: tuple[int, PermissionRule] | None = None
         for index, rule in self.candidates(permission):
             if best is not None and index < best[0]:

@@ -234,7 +234,7 @@ class ClaudeCodec:
         ]
         if denied or perms.deny:
             data["disallowedTools"] = dedupe(denied + perms.deny)
-        self._permission_losses(profile, perms, denied, profile_losses)
+        self._permission_losses(profile, perms, denied, profile_losses, embedded)
         model = model_for(profile, self.name)
         if model:
             data["model"] = model
@@ -283,12 +283,14 @@ class ClaudeCodec:
         perms: ClaudePermissions,
         denied: list[str],
         out: list[Loss],
+        embedded: str = DEFAULT_EMBEDDED_SERVER,
     ) -> None:
         field = "permission" if profile.permission else "allowed_tools"
         # An agent file holds whole tools only: a rule by argument is not written, and the
         # tool is decided as the lists and the mode decide it (stricter here: the render
-        # check refuses, or narrows, what would be wider).
-        for sourced in effective_rules(profile):
+        # check refuses, or narrows, what would be wider). The rules are the ones the
+        # render decided by (ClaudePermissions): a bare command is the embedded server's.
+        for sourced in effective_rules(profile, embedded=embedded):
             rule = sourced.rule
             if rule.pattern != "*" and sourced.source != "permission_mode":
                 out.append(

@@ -325,5 +325,6 @@ def _layered(texts: tuple[str | None, ...]) -> tuple[PermissionRule, ...]:
 
 @lru_cache(maxsize=64)
 def _shared_index(layered: tuple[PermissionRule, ...]) -> RuleIndex:
-    # OpenCode's defaults and the config layers: the same for every agent of a render.
-    return RuleIndex((*DEFAULTS, *layered))
+    # OpenCode's defaults and the config layers: the same for every agent of a render,
+    # asked the same few calls for each (the fixed probes, each server's tool).
+    return RuleIndex((*DEFAULTS, *layered), memo=True)
