@@ -69,12 +69,18 @@ def keys_by_argument(profile: AgentProfile, embedded: str = "") -> dict[str, lis
 
 
 def keys_split_by_tool(
-    profile: AgentProfile, embedded: str = "", commands: frozenset[str] = DEFAULT_EMBEDDED_COMMANDS
+    profile: AgentProfile,
+    embedded: str = "",
+    commands: frozenset[str] = DEFAULT_EMBEDDED_COMMANDS,
+    among: Set[str] | None = None,
 ) -> list[str]:
-    """The permission keys whose tools the profile decides differently (``Edit`` denied,
-    ``Write`` allowed, both under OpenCode's ``edit``): a harness that decides by key cannot
-    hold that, so the key gets its tools' strictest decision."""
+    """The permission keys (of ``among``, when given) whose tools the profile decides
+    differently (``Edit`` denied, ``Write`` allowed, both under OpenCode's ``edit``): a
+    harness that decides by key cannot hold that, so the key gets its tools' strictest
+    decision."""
     keys = {s.rule.permission for s in effective_rules(profile, embedded=embedded) if s.tool}
+    if among is not None:
+        keys &= among
     found = []
     for key in sorted(keys):
         tools = _every_tool_of_key(key)
@@ -141,7 +147,8 @@ def narrow(
     docstring; ``only``: just those keys, the ones a target could not hold), and what was
     made whole; ``profile`` itself when there is none."""
     keys = keys_by_argument(profile, embedded)
-    split = keys_split_by_tool(profile, embedded, commands)
+    # Only the keys asked about are decided tool by tool (a render narrows one key or two).
+    split = keys_split_by_tool(profile, embedded, commands, among=only)
     keys.update({key: [] for key in split if key not in keys})
     if only is not None:
         keys = {key: patterns for key, patterns in keys.items() if key in only}

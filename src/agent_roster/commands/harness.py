@@ -467,12 +467,14 @@ def _render(
             # Each part's losses are in profile order; the shared files' (reported by the
             # last part) go back beside their profiles', as in a whole render, and, as
             # there, a refused agent keeps only its refusal, whichever part it was in.
-            refused = {loss.profile for loss in codec_losses if loss.outcome is LossOutcome.REFUSED}
-            codec_losses = [
-                loss
-                for loss in in_profile_order(codec_losses, ordered_ids)
-                if loss.profile not in refused or loss.outcome is LossOutcome.REFUSED
-            ]
+            refusal = LossOutcome.REFUSED
+            refused = {loss.profile for loss in codec_losses if loss.outcome is refusal}
+            ordered = in_profile_order(codec_losses, ordered_ids)
+            codec_losses = (
+                [loss for loss in ordered if loss.profile not in refused or loss.outcome is refusal]
+                if refused
+                else list(ordered)
+            )
         losses.extend(codec_losses)
         diagnostics.extend(codec_diagnostics)
     owned.save()
