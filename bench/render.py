@@ -40,9 +40,12 @@ Both sides write their 20,000 files under one folder, by default on a tmpfs (``/
 ``--tmp DIR`` to choose): the comparison is between the two programs, not the disk. On the
 ext4 disk of the machine this was developed on, creating 20,000 small files took from 1 s
 to 11 s from one minute to the next (write-back stalls), the same cost added to both sides
-whatever they do. The header names the filesystem used. Nothing is deleted until the end
-(each run gets a fresh folder): on ext4, creating files within half a minute of deleting
-20,000 others is several times slower, whoever does it. Prints a table, PASS/FAIL lines and,
+whatever they do. The header names the filesystem used. Each run gets a fresh folder. On a
+disk nothing is deleted until the end: on ext4, creating files within half a minute of
+deleting 20,000 others is several times slower, whoever does it. On a tmpfs each run's
+folder is removed (untimed) once it is counted: kept, the outputs fill memory (8-10 GB for
+the big-prompts vault) and slow down getting memory for whichever run comes later. Prints a
+table, PASS/FAIL lines and,
 last, one JSON line; exits 0 when the target passes, 1 when it does not or a count is wrong,
 2 when it cannot run (rulesync, a codec or ``render_agents`` missing).
 """
@@ -321,16 +324,23 @@ def measure(
     floor = Side("floor")
     rs_again, ours_again = Side("rulesync"), Side("ours")
     slot = 0
+    in_memory = filesystem_of(work) == "tmpfs"
 
     def fresh() -> Path:
+        # Every run writes into a fresh folder, rulesync into a fresh copy of its project
+        # (copied untimed). On a disk nothing is deleted until the end: deleting 20,000
+        # files between runs makes ext4's inode allocator scan past the recently deleted
+        # ones for the next half minute, a cost that has nothing to do with either program.
+        # On a tmpfs the last run's folder (counted already) is removed here, untimed: the
+        # outputs of earlier runs are held in memory (8-10 GB for the big-prompts vault),
+        # and with 8 GB of them there the same roster render spent twice the system time
+        # getting memory (3.2 -> 6.5 s), whichever side ran later paying for it.
         nonlocal slot
+        if in_memory:
+            shutil.rmtree(work / f"out-{slot}", ignore_errors=True)
         slot += 1
         return work / f"out-{slot}"
 
-    # Nothing is deleted until the end: every run writes into a fresh folder, rulesync into
-    # a fresh copy of its project (copied untimed). Deleting 20,000 files between runs
-    # makes ext4's inode allocator scan past the recently deleted ones for the next half
-    # minute, a cost that has nothing to do with either program.
     def rulesync_once() -> None:
         copy = fresh()
         shutil.copytree(project, copy)

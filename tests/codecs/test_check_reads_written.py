@@ -13,13 +13,13 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from agent_roster.codecs import codec_names, get_codec, guard
-from agent_roster.codecs.base import NativeAgent, Probe
+from agent_roster.codecs.base import NativeAgent, Probe, RenderRequest
 from agent_roster.codecs.opencode.scoping import ScopingTail, scoping_block
 from agent_roster.codecs.opencode.semantics import AgentLayer
-from agent_roster.codecs.permissions import key_kind, rules_to_config
-from agent_roster.codecs.semantics import FIXED_PROBES
+from agent_roster.codecs.permissions import effective_rules, key_kind, rules_to_config
+from agent_roster.codecs.semantics import FIXED_PROBES, canonical_each, check_probes
 from agent_roster.commands.harness import render_agents
-from agent_roster.model.profile import PermissionAction, PermissionRule
+from agent_roster.model.profile import AgentProfile, PermissionAction, PermissionRule
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 import vaultgen
@@ -122,3 +122,50 @@ def test_with_a_memo_an_agent_is_read_once_and_decided_the_same(
         assert [codec.decide(kept, probe) for probe in probes] == expected
         assert reads.count(path) == 1
         reads.clear()
+
+
+@pytest.mark.parametrize("widening", [False, True])
+def test_the_check_skips_only_calls_the_profile_allows(
+    widening: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Nothing is wider than allow, so the check does not ask the target about a call the
+    # profile allows; asking every call the profile decides must give the same render.
+    vault = tmp_path / "vault"
+    vaultgen.generate(vault, profiles=120, servers=40, projects=2, shape="warnings", seed=5)
+    harnesses = list(codec_names())
+    fast = render_agents(
+        vault, harnesses, out=tmp_path / "fast", dry_run=True, allow_widening=widening
+    )
+    allowed = []
+
+    def every_answer(profile: AgentProfile, request: RenderRequest) -> list[guard._Want]:
+        rules = effective_rules(profile, embedded=request.embedded)
+        if not rules:
+            return []
+        probes = check_probes(profile, request.embedded)
+        answers = canonical_each(
+            profile,
+            probes,
+            embedded=request.embedded,
+            commands=request.embedded_commands,
+            rules=rules,
+        )
+        found = [
+            guard._Want(probe, answer.action, answer.rule.source)
+            for probe, answer in zip(probes, answers, strict=True)
+            if answer.rule is not None
+        ]
+        allowed.extend(w for w in found if w.action is PermissionAction.ALLOW)
+        return found
+
+    monkeypatch.setattr(guard, "_wants", every_answer)
+    asked = render_agents(
+        vault, harnesses, out=tmp_path / "asked", dry_run=True, allow_widening=widening
+    )
+    assert allowed  # the profiles do allow calls the full check asks about
+    assert fast.losses == asked.losses
+    assert fast.diagnostics == asked.diagnostics
+    assert [
+        (f.harness, Path(f.path).relative_to(tmp_path / "fast"), f.status) for f in fast.files
+    ] == [(f.harness, Path(f.path).relative_to(tmp_path / "asked"), f.status) for f in asked.files]
+    assert any(loss.outcome.value in ("refused", "widened") for loss in fast.losses)
