@@ -1,5 +1,6 @@
 """The prompt checks codecs make without copying a long prompt (``codecs/prompt.py``,
-``AgentProfile.prompt_blank``) give exactly what stripping the prompt gives."""
+``AgentProfile.prompt_blank``) give exactly what stripping the prompt gives, and the
+prompt, joined in one pass, is its sections as specified."""
 
 from __future__ import annotations
 
@@ -19,6 +20,30 @@ _HEADINGS = st.sampled_from(["Role", "role", "ROLE", "Goals", "", " ", "Rôle"])
 def test_prompt_blank_is_a_blank_prompt(sections: list[PromptSection]) -> None:
     profile = AgentProfile(id="p", name="p", sections=tuple(sections))
     assert profile.prompt_blank == (not profile.prompt.strip())
+
+
+def _prompt_as_specified(sections: list[PromptSection]) -> str:
+    # AgentProfile.prompt's docstring, step by step: the first Role section's body first,
+    # with no heading; every other section under its heading, a blank line between.
+    parts: list[str] = []
+    role_seen = False
+    for section in sections:
+        if not role_seen and section.key == "role":
+            role_seen = True
+            if section.body:
+                parts.insert(0, section.body)
+        elif section.body:
+            parts.append(f"## {section.heading}\n\n{section.body}")
+        else:
+            parts.append(f"## {section.heading}")
+    return "\n\n".join(parts)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.builds(PromptSection, heading=_HEADINGS, body=_TEXTS), max_size=4))
+def test_the_prompt_is_its_sections_joined_as_specified(sections: list[PromptSection]) -> None:
+    profile = AgentProfile(id="p", name="p", sections=tuple(sections))
+    assert profile.prompt == _prompt_as_specified(sections)
 
 
 @settings(max_examples=500, deadline=None)

@@ -157,6 +157,8 @@ class AgentProfile(msgspec.Struct, frozen=True, kw_only=True):
         section's body first, exactly as stored and with no heading (it is the prompt's
         prefix), then every other prose section in file order under its own ``## Heading``,
         separated by blank lines."""
+        # A heading and its body are separated by a blank line, as sections are: one join
+        # of headings and bodies copies each body once (prompts run to tens of KB).
         parts: list[str] = []
         role = None
         for section in self.sections:
@@ -164,10 +166,10 @@ class AgentProfile(msgspec.Struct, frozen=True, kw_only=True):
                 role = section
                 if section.body:
                     parts.insert(0, section.body)
-            elif section.body:
-                parts.append(f"## {section.heading}\n\n{section.body}")
-            else:
-                parts.append(f"## {section.heading}")
+                continue
+            parts.append(f"## {section.heading}")
+            if section.body:
+                parts.append(section.body)
         return "\n\n".join(parts)
 
     @property
