@@ -767,3 +767,21 @@ def test_split_agent_md_finds_the_fence_line_as_agh_does(
 
     text = newline.join(lines) + (newline if end else "")
     assert split_agent_md(text) == _split_by_lines(text)
+
+
+def test_a_refused_agent_reports_its_refusal_only() -> None:
+    # Written: how its fields were translated, the permissions in their place among them.
+    kept = render(profile(permission_mode="plan", tags=("t",), mcp_servers=("gone",)))
+    assert [f.path for f in kept.files] == [".agh/agents/rev/AGENT.md"]
+    fields = [loss.field for loss in kept.losses]
+    assert fields == ["tags", "permission", "permission_mode", "mcp_servers"]
+    assert "\npermissions: " in kept.files[0].content
+    # Refused (a server AGH cannot hold): the refusal, and no translations of a file that
+    # is never written.
+    headers = McpServer(name="c7", transport=Transport.HTTP, url="https://x", headers={"K": "${K}"})
+    refused = render(
+        profile(permission_mode="plan", tags=("t",), mcp_servers=("c7",)), servers={"c7": headers}
+    )
+    assert refused.files == () and refused.losses == ()
+    (diag,) = refused.diagnostics
+    assert diag.code == "render-unsupported" and "MCP server 'c7'" in diag.message

@@ -433,3 +433,26 @@ def test_the_cli_form_names_its_server_too(tmp_path: Path) -> None:
     (a,) = found.profiles
     assert (a.allowed_tools, a.mcp_servers) == (("mcp__github__get_issue",), ("github",))
     assert [s.command for s in found.servers] == ["gh-mcp"]
+
+
+def test_a_prompt_over_copilots_limit_is_refused_with_its_length() -> None:
+    def refusals(sections: tuple[PromptSection, ...], **fields: Any) -> list[str]:
+        rendering = render([profile(id="p", sections=sections, **fields)])
+        assert not rendering.files or not any(d.is_error for d in rendering.diagnostics)
+        return [d.message for d in rendering.diagnostics if d.is_error]
+
+    limit = "Copilot allows at most 30,000"
+    at_limit = (
+        PromptSection(heading="Role", body="x" * 29_991),
+        PromptSection(heading="N", body="y"),
+    )
+    assert len(profile(sections=at_limit).prompt) == 30_000
+    assert refusals(at_limit) == []
+    # One character more: refused, before its tools or its prompt are worked out.
+    over = (*at_limit[:1], PromptSection(heading="N", body="yz"))
+    assert refusals(over) == [f"p: the prompt has 30001 characters; {limit}"]
+    # Under the limit alone, over it with the constraints render adds for a tool it can
+    # only grant whole: the whole prompt is measured.
+    narrowed = refusals(at_limit, allowed_tools=("Bash(git log:*)",))
+    assert len(narrowed) == 1 and narrowed[0].endswith(f" characters; {limit}")
+    assert int(narrowed[0].split()[4]) > 30_000

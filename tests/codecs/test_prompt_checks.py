@@ -44,6 +44,7 @@ def _prompt_as_specified(sections: list[PromptSection]) -> str:
 def test_the_prompt_is_its_sections_joined_as_specified(sections: list[PromptSection]) -> None:
     profile = AgentProfile(id="p", name="p", sections=tuple(sections))
     assert profile.prompt == _prompt_as_specified(sections)
+    assert profile.prompt_length == len(profile.prompt)
 
 
 @settings(max_examples=500, deadline=None)

@@ -65,8 +65,9 @@ def _home_dependent(pattern: str) -> bool:
     return pattern[:1] == "~" or pattern.startswith("$HOME")
 
 
-#: Answers a memoizing RuleIndex keeps.
-_MEMO_KEPT = 65_536
+#: Answers a memoizing RuleIndex keeps: a render asks a few calls per server, and a
+#: daemon keeps a few such indexes (opencode/semantics._shared_index) from render to render.
+_MEMO_KEPT = 16_384
 
 
 def expand_home(pattern: str, home: str | None = None) -> str:

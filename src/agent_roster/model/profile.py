@@ -173,6 +173,23 @@ class AgentProfile(msgspec.Struct, frozen=True, kw_only=True):
         return "\n\n".join(parts)
 
     @property
+    def prompt_length(self) -> int:
+        """``len(self.prompt)``, counted without joining it (a harness with a length limit
+        refuses a long prompt before building it)."""
+        lengths: list[int] = []
+        role = None
+        for section in self.sections:
+            if role is None and section.key == "role":
+                role = section
+                if section.body:
+                    lengths.append(len(section.body))
+                continue
+            lengths.append(3 + len(section.heading))  # "## " and the heading
+            if section.body:
+                lengths.append(len(section.body))
+        return sum(lengths) + 2 * max(len(lengths) - 1, 0)
+
+    @property
     def prompt_blank(self) -> bool:
         """Whether :attr:`prompt` is empty or whitespace, told without joining it: every
         section but the Role section writes its ``## Heading``, so only a profile with no

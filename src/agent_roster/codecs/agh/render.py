@@ -196,22 +196,9 @@ def render_profile(
                 f"{rule.permission} calls matching `{rule.pattern}`: {rule.action.value}."
             )
             loss("permission", LossOutcome.EMBEDDED, f"{rule.permission} {rule.pattern}")
-    permissions = _decide_permissions(profile)
-    if permissions:
-        back = ", ".join(
-            f"{r.permission} {r.action.value}" for r in rules.PERMISSION_RULES[permissions]
-        )
-        loss(
-            "permission",
-            LossOutcome.TRANSLATED,
-            f"effective rules folded into AGH `permissions: {permissions}` (imported as {back})",
-        )
-    if profile.permission_mode:
-        loss(
-            "permission_mode",
-            LossOutcome.TRANSLATED,
-            f"permission_mode {profile.permission_mode} → permissions: {permissions}",
-        )
+    # The permissions go here among the losses, and among the keys below, once the agent
+    # is known to be written: deciding them is most of the work for an agent AGH refuses.
+    permission_losses_at = len(losses)
 
     data: dict[str, Any] = {"name": pid}
     if profile.agent_name:
@@ -227,8 +214,7 @@ def render_profile(
             data[key] = list(values)
     if native_deny:
         data["deny_tools"] = native_deny
-    if permissions:
-        data["permissions"] = permissions
+    data["permissions"] = ""  # its place among the keys
     for key in ("skills", "category_path", "hooks"):
         if extra.get(key):
             data[key] = extra[key]
@@ -271,7 +257,15 @@ def render_profile(
             )
             for problem in errors
         ]
-        return [], losses, diags
+        # Refused whole: like an agent the render check refuses, it reports its refusal,
+        # not how fields of a file never written would have been translated.
+        return [], [], diags
+    permissions = _decide_permissions(profile)
+    if permissions:
+        data["permissions"] = permissions
+    else:
+        del data["permissions"]
+    losses[permission_losses_at:permission_losses_at] = _permission_losses(profile, permissions)
     content = write_native(data, render_prompt(profile, constraints))
     sidecar_text = json_text({"mcpServers": sidecar})
     refusals = _self_check(pid, agent_path, content, sidecar_path, sidecar_text)
@@ -284,6 +278,34 @@ def render_profile(
     for rel, text in capabilities.items():
         files.append(NativeFile(path=f"{folder}/{rel}", content=text, profile=pid))
     return files, losses, []
+
+
+def _permission_losses(profile: AgentProfile, permissions: str) -> list[Loss]:
+    """What writing ``permissions`` (one of AGH's three) made of the profile's rules."""
+    found = []
+    if permissions:
+        back = ", ".join(
+            f"{r.permission} {r.action.value}" for r in rules.PERMISSION_RULES[permissions]
+        )
+        found.append(
+            Loss(
+                profile=profile.id,
+                field="permission",
+                outcome=LossOutcome.TRANSLATED,
+                detail=f"effective rules folded into AGH `permissions: {permissions}` "
+                f"(imported as {back})",
+            )
+        )
+    if profile.permission_mode:
+        found.append(
+            Loss(
+                profile=profile.id,
+                field="permission_mode",
+                outcome=LossOutcome.TRANSLATED,
+                detail=f"permission_mode {profile.permission_mode} → permissions: {permissions}",
+            )
+        )
+    return found
 
 
 def _self_check(

@@ -178,6 +178,11 @@ class CopilotCodec:
                 )
             )
             return None
+        if profile.prompt_length > MAX_PROMPT:
+            # Too long already without the constraints render would add: refused before
+            # its tools are worked out and its prompt is built.
+            diagnostics.append(self._too_long(profile, profile.prompt_length, path))
+            return None
         out = dropped(profile, _DROPS, self.title)
         data: dict[str, Any] = {"name": profile.name or profile.id}
         data["description"] = profile.description
@@ -202,15 +207,7 @@ class CopilotCodec:
                 data[key] = value
         body = render_prompt(profile, constraints)
         if len(body) > MAX_PROMPT:
-            diagnostics.append(
-                harness_diagnostic(
-                    "render-unsupported",
-                    f"{profile.id}: the prompt has {len(body)} characters; Copilot allows "
-                    f"at most {MAX_PROMPT:,}",
-                    path=path,
-                    hint="shorten the prose sections",
-                )
-            )
+            diagnostics.append(self._too_long(profile, len(body), path))
             return None
         losses.extend(out)
         content = keep_native(
@@ -220,6 +217,16 @@ class CopilotCodec:
             body,
         )
         return NativeFile(path=path, content=content, profile=profile.id)
+
+    @staticmethod
+    def _too_long(profile: AgentProfile, length: int, path: str) -> Diagnostic:
+        return harness_diagnostic(
+            "render-unsupported",
+            f"{profile.id}: the prompt has {length} characters; Copilot allows "
+            f"at most {MAX_PROMPT:,}",
+            path=path,
+            hint="shorten the prose sections",
+        )
 
     def _tools(
         self,
