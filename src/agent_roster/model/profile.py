@@ -157,8 +157,18 @@ class AgentProfile(msgspec.Struct, frozen=True, kw_only=True):
         section's body first, exactly as stored and with no heading (it is the prompt's
         prefix), then every other prose section in file order under its own ``## Heading``,
         separated by blank lines."""
-        # A heading and its body are separated by a blank line, as sections are: one join
-        # of headings and bodies copies each body once (prompts run to tens of KB).
+        return "\n\n".join(self._prompt_parts())
+
+    @property
+    def prompt_length(self) -> int:
+        """``len(self.prompt)``, counted without joining it (a harness with a length limit
+        refuses a long prompt before building it)."""
+        parts = self._prompt_parts()
+        return sum(map(len, parts)) + 2 * max(len(parts) - 1, 0)
+
+    def _prompt_parts(self) -> list[str]:
+        # The prompt's pieces, a blank line between each: a heading and its body are
+        # separated like sections, so one join copies each body once (tens of KB).
         parts: list[str] = []
         role = None
         for section in self.sections:
@@ -170,24 +180,7 @@ class AgentProfile(msgspec.Struct, frozen=True, kw_only=True):
             parts.append(f"## {section.heading}")
             if section.body:
                 parts.append(section.body)
-        return "\n\n".join(parts)
-
-    @property
-    def prompt_length(self) -> int:
-        """``len(self.prompt)``, counted without joining it (a harness with a length limit
-        refuses a long prompt before building it)."""
-        lengths: list[int] = []
-        role = None
-        for section in self.sections:
-            if role is None and section.key == "role":
-                role = section
-                if section.body:
-                    lengths.append(len(section.body))
-                continue
-            lengths.append(3 + len(section.heading))  # "## " and the heading
-            if section.body:
-                lengths.append(len(section.body))
-        return sum(lengths) + 2 * max(len(lengths) - 1, 0)
+        return parts
 
     @property
     def prompt_blank(self) -> bool:
