@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from agent_roster.vault import markdown
 from agent_roster.vault.document import normalise
 from agent_roster.vault.frontmatter import frontmatter_data, read_frontmatter
-from agent_roster.vault.profile_parser import ProfileDocument, parse_profile
+from agent_roster.vault.profile_parser import SPLICED_MIN, ProfileDocument, parse_profile
 
 from .helpers import FENCE, FM, doc
 from .test_fast_paths import DOCUMENTS
@@ -81,6 +81,64 @@ def test_every_document_equals_the_one_read_eagerly(
     assert (document.path, document.text) == ("p.md", normalised)
     assert document.frontmatter == eager.frontmatter
     assert document.structure == eager.structure
+
+
+def test_a_long_prose_body_is_kept_once_and_the_text_comes_back_whole() -> None:
+    body = "Line of a long prompt.  \n" * (SPLICED_MIN // 20)
+    text = doc("## Role", body, "## Rules", "Be brief.", "## Config", FENCE + "json", "{}", FENCE)
+    parsed = parse_profile(text, path="p.md", expected_id="coding")
+    assert parsed.ok and parsed.profile is not None and parsed.document is not None
+    document = parsed.document
+    role = parsed.profile.sections[0].body
+    assert len(role) >= SPLICED_MIN and document._text is None
+    assert document._around is not None and document._around[1] is role  # one copy, shared
+    assert document.frontmatter == _eager("p.md", text).frontmatter  # read from the pieces
+    assert document.text == text and document._around is None  # joined once, then kept
+    assert document == _eager("p.md", text)
+    short = parse_profile(doc("## Role", "Short."), path="p.md").document
+    assert short is not None and short._around is None  # nothing to share
+
+
+#: Bodies of at least SPLICED_MIN characters that start and end with visible text (the
+#: fast path takes such a body as a plain slice of the file).
+LONG_BODIES = (
+    st.lists(
+        st.sampled_from(["plain words", "", "  trailing  ", "## Inner", "---", "<b>x</b>", "é ☃"]),
+        min_size=1,
+        max_size=8,
+    )
+    .filter(lambda lines: "".join(lines).strip())
+    .map(lambda lines: ("\n".join(lines) + "\n") * (SPLICED_MIN // len("\n".join(lines)) + 1))
+)
+
+
+AROUND = st.sampled_from(
+    [
+        "",
+        "# Title\n\n",
+        "## Rules\nBe brief.\n\n",
+        '## Config\n```json\n{"model": "m"}\n```\n',
+        '## Tools\n```json\n{"allowed": ["Read"]}\n```\n\n## Notes\nx\r\n',
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(AROUND, st.sampled_from(["## Role\n", "## Notes\n", "## Role\r\n"]), LONG_BODIES, AROUND)
+def test_a_document_with_a_long_body_equals_the_one_read_eagerly(
+    before: str, heading: str, body: str, after: str
+) -> None:
+    text = FM + before + heading + "Start " + body + " end\n\n" + after
+    parsed = parse_profile(text, path="p.md", expected_id="coding")
+    document = parsed.document
+    normalised = normalise(text, "p.md", [])
+    assert document is not None and normalised is not None
+    eager = _eager("p.md", normalised)
+    assert parsed.diagnostics or document._around is not None  # the fast path shares it
+    assert document.frontmatter == eager.frontmatter
+    assert document.structure == eager.structure
+    assert document.text == normalised
+    assert pickle.loads(pickle.dumps(document)) == eager
 
 
 FRONTMATTER = st.tuples(

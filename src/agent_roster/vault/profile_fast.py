@@ -50,6 +50,15 @@ class UnknownTools(NamedTuple):
     names: list[tuple[str, int, str]]
 
 
+class Slice(NamedTuple):
+    """A prose body that is exactly ``text[start:end]``: the profile holds it, so the
+    document can keep the text around it instead of a second copy of it."""
+
+    start: int
+    end: int
+    body: str
+
+
 def fast_fields(
     text: str,
     data: dict[str, Any],
@@ -58,12 +67,14 @@ def fast_fields(
     project: str | None,
     known: KnownTools | None,
     tags_ok: Any,
-) -> tuple[dict[str, Any], set[str], UnknownTools | None] | None:
-    """The model fields, the names the file set and the unknown tools to warn about, or
-    None when anything else would be reported. ``data`` is the frontmatter, read without
+) -> tuple[dict[str, Any], set[str], UnknownTools | None, Slice | None] | None:
+    """The model fields, the names the file set, the unknown tools to warn about and the
+    longest prose body that is a plain slice of ``text`` (see :class:`Slice`), or None
+    when anything else would be reported. ``data`` is the frontmatter, read without
     problems; ``body_offset`` is where the markdown after it starts. ``tags_ok`` is the
     careful path's tag rule (shared, so the two cannot drift)."""
     unknown: UnknownTools | None = None
+    longest: Slice | None = None
     fields: dict[str, Any] = {}
     fields_set: set[str] = set()
     if not _frontmatter(data, expected_id, project, tags_ok, fields, fields_set):
@@ -85,6 +96,8 @@ def fast_fields(
                 while end > body_start and text[end - 1].isspace():
                     end -= 1
                 body = text[body_start:end]
+                if longest is None or end - body_start > longest.end - longest.start:
+                    longest = Slice(body_start, end, body)
             else:
                 body = tidy(text[body_start:body_end])
             if body[:3] == "```":
@@ -118,7 +131,7 @@ def fast_fields(
         fields["sections"] = tuple(prose)
         fields_set.add("sections")
     fields.setdefault("name", fields["id"])  # an override may leave the name to its base
-    return fields, fields_set, unknown
+    return fields, fields_set, unknown, longest
 
 
 def _frontmatter(

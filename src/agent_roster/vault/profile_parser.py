@@ -25,7 +25,7 @@ from agent_roster.vault.json_section import read_json_block
 from agent_roster.vault.jsonblock import JsonBlock, items_index
 from agent_roster.vault.markdown import Section, Structure
 from agent_roster.vault.paths import segment_problem
-from agent_roster.vault.profile_fast import UnknownTools, fast_fields
+from agent_roster.vault.profile_fast import Slice, UnknownTools, fast_fields
 from agent_roster.vault.profile_lists import unknown_tool, unknown_tool_text
 
 STRUCTURED = ("config", "tools", "mcp servers", "install")
@@ -46,6 +46,9 @@ def _shared(names: frozenset[str]) -> frozenset[str]:
     return names
 
 
+#: A prose body at least this long is kept once, by the profile (see ProfileDocument).
+SPLICED_MIN = 4096
+
 FRONTMATTER_KEYS = ("id", "name", "description", "tags", "extends")
 
 
@@ -57,9 +60,14 @@ class ProfileDocument:
     functions of the text alone, so they come out equal to what the careful path builds
     (tests/vault/test_lazy_document.py compares the two). Nearly nothing asks for them
     after a clean load, and not building, keeping and freeing them (with the position-free
-    readers the fast path uses instead) makes loading a vault about a tenth faster."""
+    readers the fast path uses instead) makes loading a vault about a tenth faster.
 
-    __slots__ = ("_frontmatter", "_structure", "path", "text")
+    A long prose body the profile already holds is not kept twice: such a document keeps
+    the text before and after it (:meth:`around`) and joins the three again when its text
+    is asked for. A vault of long prompts otherwise holds every prompt twice after a load,
+    and getting fresh memory for the second copies took a fifth of the load's time."""
+
+    __slots__ = ("_around", "_frontmatter", "_structure", "_text", "path")
 
     def __init__(
         self,
@@ -69,9 +77,31 @@ class ProfileDocument:
         structure: Structure | None = None,
     ) -> None:
         self.path = path
-        self.text = text
+        self._text: str | None = text
+        self._around: tuple[str, str, str] | None = None
         self._frontmatter = frontmatter
         self._structure = structure
+
+    @classmethod
+    def around(
+        cls, path: str, text: str, body: Slice, frontmatter: Frontmatter | None = None
+    ) -> ProfileDocument:
+        """The document of ``text`` whose ``body`` (``text[body.start:body.end]``, held by
+        its profile) is kept once, with the text around it."""
+        document = cls(path, text, frontmatter)
+        document._text = None
+        document._around = (text[: body.start], body.body, text[body.end :])
+        return document
+
+    @property
+    def text(self) -> str:
+        """The normalised text of the file."""
+        text = self._text
+        if text is None:
+            assert self._around is not None
+            text = self._text = "".join(self._around)
+            self._around = None
+        return text
 
     @property
     def frontmatter(self) -> Frontmatter:
@@ -151,7 +181,7 @@ def parse_profile(
     if quick is not None:
         fast = fast_fields(text, *quick, expected_id, project, known_tools, _tags_ok)
         if fast is not None:
-            fields, fields_set, unknown = fast
+            fields, fields_set, unknown, longest = fast
             fields["project"] = project
             fields["source"] = path
             names = frozenset(fields_set)
@@ -159,9 +189,11 @@ def parse_profile(
             found: tuple[Diagnostic, ...] = ()
             if unknown is not None and known_tools is not None:
                 found = _unknown_tools(text, path, unknown, known_tools)
-            return _new(
-                ParsedProfile, (AgentProfile(**fields), found, ProfileDocument(path, text, fm))
-            )
+            if longest is not None and longest.end - longest.start >= SPLICED_MIN:
+                document = ProfileDocument.around(path, text, longest, fm)
+            else:
+                document = ProfileDocument(path, text, fm)
+            return _new(ParsedProfile, (AgentProfile(**fields), found, document))
     if fm is None:
         fm = read_frontmatter(text, path, out)
     structure = markdown.scan(text, fm.body_offset, fm.body_line)
