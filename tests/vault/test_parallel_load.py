@@ -11,6 +11,7 @@ import pytest
 from agent_roster.vault import loader, parallel_load
 from agent_roster.vault.loader import load_vault
 from agent_roster.vault.paths import EntryKind, VaultLayout
+from agent_roster.vault.profile_parser import parse_profile
 
 from ..example_copies import EXAMPLES, add_copies
 
@@ -66,7 +67,7 @@ def _with_long_profile(tmp_path: Path, lines: int) -> tuple[Path, Path]:
     """The test vault with ``coding-3``'s prompt made ``lines`` lines of prose longer."""
     root = _vault(tmp_path, 8)
     long = root / "agent-types" / "coding-3" / "profile.md"
-    long.write_text(long.read_text() + "\n## Notes\n\n" + "a line of prose\n" * lines)
+    long.write_text(long.read_text() + "\n## Notes\n" + "a line of prose\n" * lines)
     return root, long
 
 
@@ -151,12 +152,12 @@ def test_chunks_are_cut_at_a_byte_budget_as_well_as_a_file_count(
     _same_as_serial(root, monkeypatch)
 
 
-def test_a_long_profile_is_parsed_here_not_sent_from_a_worker(
+def test_a_profile_over_the_shipping_limit_is_parsed_here_not_sent_from_a_worker(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Shipping a long prompt back from a worker costs this process about what parsing it
-    # does: files over SHIPPED_MAX stay out of the workers' chunks, and the loader's own
-    # pass parses them, so the snapshot is the same.
+    # A worker's answer must fit its pipe: files over SHIPPED_MAX stay out of the workers'
+    # chunks, and the loader's own pass parses them, so the snapshot is the same.
+    monkeypatch.setattr(parallel_load, "SHIPPED_MAX", 16 * 1024)
     root, long = _with_long_profile(tmp_path, 2000)
     files = list(VaultLayout(root).iter_files([]))
     chunked = {i for chunk in parallel_load._chunks(files) for i in chunk}
@@ -166,3 +167,31 @@ def test_a_long_profile_is_parsed_here_not_sent_from_a_worker(
     assert chunked == profiles - kept_here
     split = _same_as_serial(root, monkeypatch)
     assert "a line of prose" in split.profiles[(None, "coding-3")].document.text  # type: ignore[union-attr]
+
+
+def test_a_long_prompt_crosses_from_a_worker_once_and_comes_back_as_parsed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A document keeping a long body once sends the text around it and the index of the
+    # section holding it: the body crosses the pipe inside the profile only, and the
+    # document rebuilt here shares it again and gives back the file's text exactly.
+    root, long = _with_long_profile(tmp_path, 2000)
+    text = long.read_text()
+    parsed = parse_profile(text, path="agent-types/coding-3/profile.md", expected_id="coding-3")
+    assert parsed.document is not None and parsed.document.pieces is not None
+    clean = parallel_load._clean(7, parsed)
+    assert clean[0] == 7 and clean[4] != parallel_load._WHOLE
+    assert len(clean[3]) + len(clean[5]) < len(text) // 10  # the body is not in them
+    wire = parallel_load._DECODER.decode(parallel_load._ENCODER.encode([clean]))[0]
+    back = parallel_load._parsed("agent-types/coding-3/profile.md", wire)
+    assert back.document is not None and back.profile is not None
+    pieces = back.document.pieces
+    assert pieces is not None and pieces[1] is back.profile.sections[wire[4]].body
+    assert back.document.text == text
+    assert back == parsed
+    # A short profile's text comes whole, and an unshared document too.
+    short = parse_profile("---\nid: a\nname: A\n---\n## Role\nHi.\n", path="p.md")
+    assert parallel_load._clean(0, short)[3:] == (short.document.text, parallel_load._WHOLE, "")  # type: ignore[union-attr]
+    # Parsed by whichever process, the snapshot is the serial one.
+    split = _same_as_serial(root, monkeypatch)
+    assert split.profiles[(None, "coding-3")].document.text == text  # type: ignore[union-attr]

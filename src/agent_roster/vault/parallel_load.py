@@ -36,17 +36,23 @@ PARALLEL_MIN_PROFILES = 2_000
 CHUNK = 200
 CHUNK_BYTES = 256 * 1024
 #: A profile file larger than this is parsed by this process (the loader's own pass), not
-#: sent to a worker: a worker's answer holds the file's text and its prompt again, and for
-#: a long prompt receiving and decoding that costs this process about what parsing the file
-#: does (a vault of 50 KB prompts loaded slower with a worker than without).
-SHIPPED_MAX = 16 * 1024
+#: sent to a worker.
+SHIPPED_MAX = 1 << 20
 
-_Clean = tuple[int, AgentProfile, str, tuple[Diagnostic, ...]]
+#: A worker's answer for one profile: its index, the profile, its diagnostics, and the
+#: file's text; for a document that keeps a long prose body once (``ProfileDocument.pieces``)
+#: the text before that body, the index of the section holding it and the text after it,
+#: so the body crosses the pipe once, inside the profile (sending the text too made this
+#: process slower at receiving a vault of 50 KB prompts than at parsing it).
+_Clean = tuple[int, AgentProfile, tuple[Diagnostic, ...], str, int, str]
 _Found = list[tuple[int, ParsedProfile]]
 #: The loader's reader: (entry, path, size, diagnostics out) -> bytes or None.
 Reader = Callable[[VaultEntry, str, int, list[Diagnostic]], "bytes | None"]
 _ENCODER = msgspec.msgpack.Encoder()
-_DECODER = msgspec.msgpack.Decoder(list[tuple[int, AgentProfile, str, tuple[Diagnostic, ...]]])
+_DECODER = msgspec.msgpack.Decoder(
+    list[tuple[int, AgentProfile, tuple[Diagnostic, ...], str, int, str]]
+)
+_WHOLE = -1
 
 
 def assumed_server_names(files: Sequence[RawFile]) -> dict[str | None, set[str]]:
@@ -85,6 +91,29 @@ def _chunks(files: Sequence[RawFile]) -> list[list[int]]:
     return chunks
 
 
+def _clean(index: int, parsed: ParsedProfile) -> _Clean:
+    profile, found, document = parsed
+    assert profile is not None and document is not None  # always, by ``run``
+    pieces = document.pieces
+    if pieces is not None:
+        before, body, after = pieces
+        for section, held in enumerate(profile.sections):
+            if held.body is body:
+                return index, profile, found, before, section, after
+    return index, profile, found, document.text, _WHOLE, ""
+
+
+def _parsed(path: str, clean: _Clean) -> ParsedProfile:
+    # The worker's answer as the parse it came from: the same profile, diagnostics and
+    # document (the long body, if any, the profile's own object again).
+    _, profile, found, text, section, after = clean
+    if section == _WHOLE:
+        document = ProfileDocument(path, text)
+    else:
+        document = ProfileDocument.around(path, text, profile.sections[section].body, after)
+    return ParsedProfile(profile, found, document)
+
+
 def parse_clean(
     files: Sequence[RawFile],
     known: dict[str | None, KnownTools],
@@ -120,17 +149,12 @@ def parse_clean(
         return found
 
     def encode(found: _Found) -> bytes:
-        clean: list[_Clean] = [
-            (i, p.profile, p.document.text, p.diagnostics)
-            for i, p in found
-            if p.profile is not None and p.document is not None  # always, by ``run``
-        ]
-        return _ENCODER.encode(clean)
+        return _ENCODER.encode([_clean(i, p) for i, p in found])
 
     def decode(data: bytearray) -> _Found:
         return [
-            (i, ParsedProfile(profile, found, ProfileDocument(files[i][0].rel_path, text)))
-            for i, profile, text, found in _DECODER.decode(data)
+            (clean[0], _parsed(files[clean[0]][0].rel_path, clean))
+            for clean in _DECODER.decode(data)
         ]
 
     done: dict[int, ParsedProfile] = {}

@@ -96,7 +96,9 @@ def fast_fields(
                 while end > body_start and text[end - 1].isspace():
                     end -= 1
                 body = text[body_start:end]
-                if longest is None or end - body_start > longest.end - longest.start:
+                if body[:3] != "```" and (
+                    longest is None or end - body_start > longest.end - longest.start
+                ):
                     longest = Slice(body_start, end, body)
             else:
                 body = tidy(text[body_start:body_end])

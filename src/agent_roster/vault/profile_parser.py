@@ -25,7 +25,7 @@ from agent_roster.vault.json_section import read_json_block
 from agent_roster.vault.jsonblock import JsonBlock, items_index
 from agent_roster.vault.markdown import Section, Structure
 from agent_roster.vault.paths import segment_problem
-from agent_roster.vault.profile_fast import Slice, UnknownTools, fast_fields
+from agent_roster.vault.profile_fast import UnknownTools, fast_fields
 from agent_roster.vault.profile_lists import unknown_tool, unknown_tool_text
 
 STRUCTURED = ("config", "tools", "mcp servers", "install")
@@ -84,14 +84,20 @@ class ProfileDocument:
 
     @classmethod
     def around(
-        cls, path: str, text: str, body: Slice, frontmatter: Frontmatter | None = None
+        cls, path: str, before: str, body: str, after: str, frontmatter: Frontmatter | None = None
     ) -> ProfileDocument:
-        """The document of ``text`` whose ``body`` (``text[body.start:body.end]``, held by
-        its profile) is kept once, with the text around it."""
-        document = cls(path, text, frontmatter)
+        """The document of the text ``before + body + after``, whose ``body`` (a prose
+        section's, held by its profile) is kept once."""
+        document = cls(path, "", frontmatter)
         document._text = None
-        document._around = (text[: body.start], body.body, text[body.end :])
+        document._around = (before, body, after)
         return document
+
+    @property
+    def pieces(self) -> tuple[str, str, str] | None:
+        """The text before the body kept once, that body, and the text after it; None
+        when the document keeps its text whole."""
+        return self._around
 
     @property
     def text(self) -> str:
@@ -190,7 +196,9 @@ def parse_profile(
             if unknown is not None and known_tools is not None:
                 found = _unknown_tools(text, path, unknown, known_tools)
             if longest is not None and longest.end - longest.start >= SPLICED_MIN:
-                document = ProfileDocument.around(path, text, longest, fm)
+                document = ProfileDocument.around(
+                    path, text[: longest.start], longest.body, text[longest.end :], fm
+                )
             else:
                 document = ProfileDocument(path, text, fm)
             return _new(ParsedProfile, (AgentProfile(**fields), found, document))
