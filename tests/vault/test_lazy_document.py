@@ -93,7 +93,7 @@ def test_a_long_prose_body_is_kept_once_and_the_text_comes_back_whole() -> None:
     assert len(role) >= SPLICED_MIN and document._text is None
     assert document._around is not None and document._around[1] is role  # one copy, shared
     assert document.frontmatter == _eager("p.md", text).frontmatter  # read from the pieces
-    assert document.text == text and document._around is None  # joined once, then kept
+    assert document.text == text and document.text is document.text  # joined once, then kept
     assert document == _eager("p.md", text)
     short = parse_profile(doc("## Role", "Short."), path="p.md").document
     assert short is not None and short._around is None  # nothing to share

@@ -96,7 +96,7 @@ class ProfileDocument:
     @property
     def pieces(self) -> tuple[str, str, str] | None:
         """The text before the body kept once, that body, and the text after it; None
-        when the document keeps its text whole."""
+        when the document was made with its text whole."""
         return self._around
 
     @property
@@ -104,9 +104,10 @@ class ProfileDocument:
         """The normalised text of the file."""
         text = self._text
         if text is None:
+            # The pieces stay: they hold nothing the profile and the text do not. Two
+            # threads may both join them; either result is the same text.
             assert self._around is not None
             text = self._text = "".join(self._around)
-            self._around = None
         return text
 
     @property
