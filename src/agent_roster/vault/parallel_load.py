@@ -36,7 +36,8 @@ PARALLEL_MIN_PROFILES = 2_000
 CHUNK = 200
 CHUNK_BYTES = 256 * 1024
 #: A profile file larger than this is parsed by this process (the loader's own pass), not
-#: sent to a worker.
+#: sent to a worker: a chunk of one such file would not fit the pipe (``CHUNK_BYTES``
+#: above), and its worker would wait on it until this process finished its own chunk.
 SHIPPED_MAX = 1 << 20
 
 #: A worker's answer for one profile: its index, the profile, its diagnostics, and the
