@@ -89,6 +89,7 @@ def fast_fields(
             return None
         seen.add(key)
         if key not in _STRUCTURED:
+            end = -1  # the body is not a plain slice of the text
             if text[body_start : body_start + 1] not in _BLANK_STARTS:
                 # ``tidy`` of a body that cannot start with a blank line: ``rstrip``
                 # without copying a long prose body twice (issue 12 item 8, big prompts).
@@ -96,16 +97,14 @@ def fast_fields(
                 while end > body_start and text[end - 1].isspace():
                     end -= 1
                 body = text[body_start:end]
-                if body[:3] != "```" and (
-                    longest is None or end - body_start > longest.end - longest.start
-                ):
-                    longest = Slice(body_start, end, body)
             else:
                 body = tidy(text[body_start:body_end])
             if body[:3] == "```":
                 body, problem = decode_verbatim(body)
                 if problem:
                     return None
+            elif end >= 0 and (longest is None or end - body_start > longest.end - longest.start):
+                longest = Slice(body_start, end, body)
             prose.append(PromptSection(heading=heading, body=body))
             continue
         if len(fences) != 1:
