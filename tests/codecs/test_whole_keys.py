@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from agent_roster.codecs import get_codec
 from agent_roster.codecs.base import Codec, ReadExisting, Rendering, RenderRequest, Scope
 from agent_roster.codecs.guard import render_guarded, sharing_answers
-from agent_roster.codecs.narrowing import keys_widened_whole
+from agent_roster.codecs.narrowing import keys_widened_whole, narrow, narrow_widened_whole
 from agent_roster.model.profile import (
     AgentProfile,
     PermissionAction,
@@ -132,3 +132,29 @@ def test_any_tools_list_renders_the_same_either_way(
     )
     _, ahead, after = _both_ways("opencode", (profile,))
     assert ahead <= after
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    allowed=st.lists(st.sampled_from(EDITS + OTHERS), max_size=5, unique=True),
+    denied=st.lists(st.sampled_from(EDITS + OTHERS), max_size=3, unique=True),
+    mode=st.sampled_from(["", "acceptEdits", "plan", "default", "bypassPermissions"]),
+    rule=st.sampled_from([None, "allow", "ask", "deny"]),
+)
+def test_narrowing_the_keys_widened_whole_needs_no_second_look(
+    allowed: list[str], denied: list[str], mode: str, rule: str | None
+) -> None:
+    # narrow_widened_whole skips what keys_widened_whole already found (its keys are split
+    # by tool and have no rule by argument): it must give exactly what narrow gives.
+    permission = (
+        () if rule is None else (PermissionRule(permission="edit", action=PermissionAction(rule)),)
+    )
+    profile = _profile(
+        "p",
+        allowed_tools=tuple(allowed),
+        denied_tools=tuple(denied),
+        permission_mode=mode,
+        permission=permission,
+    )
+    keys = keys_widened_whole(profile, {"edit", "bash", "read"})
+    assert narrow_widened_whole(profile, keys) == narrow(profile, only=keys)

@@ -30,7 +30,12 @@ from agent_roster.codecs.base import (
     Rendering,
     RenderRequest,
 )
-from agent_roster.codecs.narrowing import Narrowed, keys_widened_whole, narrow
+from agent_roster.codecs.narrowing import (
+    Narrowed,
+    keys_widened_whole,
+    narrow,
+    narrow_widened_whole,
+)
 from agent_roster.codecs.native_md import remembering_written
 from agent_roster.codecs.permissions import effective_rules, remembering_rules
 from agent_roster.codecs.semantics import canonical_each, check_probes, probe_key, wider
@@ -227,11 +232,8 @@ def _made_whole(
             profile, codec.whole_keys, request.embedded, request.embedded_commands
         )
         if split:
-            narrowed, keys = narrow(
-                profile,
-                embedded=request.embedded,
-                commands=request.embedded_commands,
-                only=split,
+            narrowed, keys = narrow_widened_whole(
+                profile, split, embedded=request.embedded, commands=request.embedded_commands
             )
             if keys:
                 made[profile.id] = (narrowed, keys)

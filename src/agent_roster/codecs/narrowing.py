@@ -152,6 +152,28 @@ def narrow(
     keys.update({key: [] for key in split if key not in keys})
     if only is not None:
         keys = {key: patterns for key, patterns in keys.items() if key in only}
+    return _decided_whole(profile, keys, embedded, commands)
+
+
+def narrow_widened_whole(
+    profile: AgentProfile,
+    keys: Set[str],
+    *,
+    embedded: str = "",
+    commands: frozenset[str] = DEFAULT_EMBEDDED_COMMANDS,
+) -> tuple[AgentProfile, tuple[Narrowed, ...]]:
+    """:func:`narrow` with ``only=keys`` for keys :func:`keys_widened_whole` found: the
+    same result without asking again what it already knows. Such a key has no rule by
+    argument (it would have found none), and its tools are decided apart: the key's own
+    decision is its last rule's, which decides that rule's tool (or every tool, when it
+    names none) the same, so a tool decided more strictly is decided differently."""
+    return _decided_whole(profile, {key: [] for key in sorted(keys)}, embedded, commands)
+
+
+def _decided_whole(
+    profile: AgentProfile, keys: dict[str, list[str]], embedded: str, commands: frozenset[str]
+) -> tuple[AgentProfile, tuple[Narrowed, ...]]:
+    # ``profile`` with each of ``keys`` (with the patterns its rules use) decided whole.
     if not keys:
         return profile, ()
     made: list[Narrowed] = []
@@ -203,4 +225,10 @@ def _strictness(action: PermissionAction) -> int:
     return {PermissionAction.ALLOW: 0, PermissionAction.ASK: 1, PermissionAction.DENY: 2}[action]
 
 
-__all__ = ["Narrowed", "keys_by_argument", "keys_widened_whole", "narrow"]
+__all__ = [
+    "Narrowed",
+    "keys_by_argument",
+    "keys_widened_whole",
+    "narrow",
+    "narrow_widened_whole",
+]

@@ -129,8 +129,8 @@ class ClaudeCodec:
         for index, profile in enumerate(request.profiles):
             if not request.owns(index):
                 # Another part writes this agent; the shared MCP file needs to know
-                # whether it will exist.
-                if not self._problems(profile):
+                # whether it will exist (only the part that writes that file asks).
+                if request.shared and not self._problems(profile):
                     rendered.append(profile)
                 continue
             native = self._render_agent(
