@@ -164,7 +164,8 @@ def narrow_widened_whole(
 ) -> tuple[AgentProfile, tuple[Narrowed, ...]]:
     """:func:`narrow` with ``only=keys`` for keys :func:`keys_widened_whole` found: the
     same result without asking again what it already knows. Such a key has no rule by
-    argument (it would have found none), and its tools are decided apart: the key's own
+    argument (keys_widened_whole returns nothing when one does), and its tools are decided
+    apart: the key's own
     decision is its last rule's, which decides that rule's tool (or every tool, when it
     names none) the same, so a tool decided more strictly is decided differently."""
     return _decided_whole(profile, {key: [] for key in sorted(keys)}, embedded, commands)
