@@ -1,12 +1,14 @@
 """Shared test fixtures: a tree builder, a guard against touching the real home, the
-oracle kit (a fake model on loopback and a stdio MCP stub, ``tests/oracles/``), and under
-CI, no skipped tests."""
+oracle kit (a fake model on loopback and a stdio MCP stub, ``tests/oracles/``), under CI,
+no skipped tests, and no run on a stale mypyc build (``scripts/native.py``)."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -45,3 +47,25 @@ def _snapshot(home: Path) -> set[str]:
         return {p.name for p in home.iterdir() if p.name.startswith((".roster", "roster"))}
     except OSError:
         return set()
+
+
+def native_script() -> ModuleType:
+    """``scripts/native.py``, which builds and checks the mypyc build of the hot modules."""
+    path = Path(__file__).resolve().parent.parent / "scripts" / "native.py"
+    spec = importlib.util.spec_from_file_location("roster_native_script", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Python imports a compiled module instead of its source: after an edit, an old build
+    would have the suite test the code as it was, not as it is."""
+    stale = native_script().stale()
+    if stale:
+        pytest.exit(
+            f"compiled modules older than their sources: {', '.join(stale)}; "
+            "run `python scripts/native.py build` (or `clean` for pure Python)",
+            returncode=2,
+        )

@@ -707,10 +707,10 @@ _RULE_KEYS = ["*", "bash", "edit", "read", "gh_*", "gh_issue", "webfetch", "todo
         ),
         max_size=4,
     ),
-    mode=st.sampled_from([None, "default", "plan", "acceptEdits", "auto"]),
+    mode=st.sampled_from(["", "default", "plan", "acceptEdits", "auto"]),
 )
 def test_permissions_are_the_one_action_every_key_gets(
-    allowed: list[str], denied: list[str], rules: list[PermissionRule], mode: str | None
+    allowed: list[str], denied: list[str], rules: list[PermissionRule], mode: str
 ) -> None:
     """AGH ``permissions`` (permissions.md §3): deny-all or approve-all when every key the
     rules can decide (each tool's key, each key a rule names) gets that one action,
@@ -725,7 +725,7 @@ def test_permissions_are_the_one_action_every_key_gets(
     )
     effective = effective_rules(subject)
     if not effective:
-        expected = agh_render._MODE_PERMISSIONS.get(mode or "", "")
+        expected = agh_render._MODE_PERMISSIONS.get(mode, "")
     else:
         keys = agh_render._tool_keys() | {
             s.rule.permission for s in effective if "*" not in s.rule.permission

@@ -154,7 +154,7 @@ def test_the_render_check_reads_each_role_as_tomllib_does(
         id="helper",
         name="helper",
         description="Helps.",
-        permission_mode=mode or None,
+        permission_mode=mode,
         mcp_servers=tuple(servers),
         allowed_tools=tuple(allowed),
         harness={"codex": passed} if passed else {},

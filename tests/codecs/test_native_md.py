@@ -9,7 +9,6 @@ from hypothesis import strategies as st
 
 from agent_roster.codecs.native_md import (
     Tailed,
-    _full_dump,
     dump_yaml,
     entry_lines,
     read_native,
@@ -19,6 +18,7 @@ from agent_roster.codecs.native_md import (
     remembering_written,
     write_native,
 )
+from agent_roster.codecs.yaml_dump import full_dump as _full_dump
 
 _scalars = st.one_of(
     st.text(max_size=12),

@@ -11,11 +11,10 @@ import contextlib
 import re
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
-from typing import Any, NamedTuple
-
-import yaml
+from typing import Any, NamedTuple, cast
 
 from agent_roster import diagnostics as dx
+from agent_roster.codecs.yaml_dump import full_dump as _full_dump
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.profile import AgentProfile, NativeForm
 from agent_roster.vault.frontmatter import Mark, read_frontmatter
@@ -259,8 +258,9 @@ class Tailed(NamedTuple):
     indent: str
     entries: Callable[[], dict[str, Any]]
     #: What the entries were laid out from, for a reader that can use it as it is (the
-    #: OpenCode check reads an agent's scoping denies without a map of them).
-    source: object = None
+    #: OpenCode check reads an agent's scoping denies without a map of them). Any, not
+    #: object: mypyc (scripts/native.py) fails on a named tuple field of type object.
+    source: Any = None
 
 
 def entry_lines(data: dict[str, Any], indent: str) -> list[str] | None:
@@ -288,33 +288,6 @@ def expanded(data: Any) -> Any:
 _NESTED = (dict, Tailed)
 
 
-#: Plain scalars the YAML 1.2 core schema (every harness's loader, and ours) reads as a
-#: number: PyYAML resolves by YAML 1.1, which has no float without a dot, so it would write
-#: the string ``0E0`` or ``1e5`` plain and a harness would read a number.
-_CORE_NUMBER = re.compile(
-    r"[-+]?(?:[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+"
-    r"|(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|\.(?:inf|Inf|INF))|\.(?:nan|NaN|NAN)"
-)
-
-
-class _Dumper(yaml.CSafeDumper):
-    """PyYAML's safe dumper, quoting a string that YAML 1.2 would read as a number."""
-
-
-def _represent_str(dumper: _Dumper, value: str) -> yaml.Node:
-    if _CORE_NUMBER.fullmatch(value):
-        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="'")
-    return dumper.represent_str(value)
-
-
-_Dumper.add_representer(str, _represent_str)
-
-
-def _full_dump(data: object) -> str:
-    # libyaml's C emitter; the representer in front of it is still Python.
-    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1_000_000)
-
-
 # PyYAML's representer walks every node in Python (about 2 µs a node), and an OpenCode
 # agent's permission map holds hundreds. Block mappings and sequences of one-line scalars
 # are laid out here instead; each distinct scalar is dumped once by PyYAML itself, so its
@@ -339,9 +312,11 @@ _RESERVED = frozenset(
 def _scalar_text(value: object) -> str | None:
     if type(value) is str:
         # Strings are looked up by themselves: keys and actions repeat in every file.
-        found: str | None = _STRING_MEMO.get(value, _MISSING)
+        # Held as object: compiled (scripts/native.py), a ``str | None`` variable would be
+        # type-checked before the sentinel test.
+        found: object = _STRING_MEMO.get(value, _MISSING)
         if found is not _MISSING:
-            return found
+            return cast("str | None", found)
         plain = _PLAIN.fullmatch(value) and value[-1] != " " and value not in _RESERVED
         text = value if plain else _dumped(value)
         if len(_STRING_MEMO) < _SCALAR_MEMO_LIMIT:

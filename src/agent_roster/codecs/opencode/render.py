@@ -341,9 +341,9 @@ class _Renderer:
         model = _model(profile, losses, self.flavor)
         if model:
             data["model"] = model
-        for key, value in (("temperature", profile.temperature), ("top_p", profile.top_p)):
-            if value is not None:
-                data[key] = value
+        for key, number in (("temperature", profile.temperature), ("top_p", profile.top_p)):
+            if number is not None:
+                data[key] = number
         if profile.max_turns is not None:
             data["steps"] = profile.max_turns
         if profile.color:
@@ -386,8 +386,8 @@ class _Renderer:
         if rules.tail is not None:
             data["permission"] = _tailed(rules.config or {}, rules.tail)
         for field in _UNSUPPORTED:
-            value = getattr(profile, field)
-            if value and not (field == "install" and value.is_empty):
+            unsupported = getattr(profile, field)
+            if unsupported and not (field == "install" and unsupported.is_empty):
                 losses.append(_loss(profile, field, "dropped", f"{label} has no such setting"))
         self.losses.extend(losses)
         body = render_prompt(profile, rules.constraints)

@@ -108,7 +108,9 @@ class Tools:
                     lose(
                         "allowed_tools", LossOutcome.DROPPED, f"{name}: Qwen Code has no such tool"
                     )
-                elif split_ref(native).server not in (None, *profile.mcp_servers):
+                elif (server := split_ref(native).server) is not None and (
+                    server not in profile.mcp_servers
+                ):
                     lose(
                         "allowed_tools",
                         LossOutcome.DROPPED,
@@ -257,7 +259,8 @@ class Tools:
                 if field == "allowed_tools" and self._denied(name):
                     continue  # not written (the tools list leaves it out)
                 native = qwen_tool(name, request.embedded, request.embedded_commands)
-                foreign = split_ref(native or "").server not in (None, *profile.mcp_servers)
+                server = split_ref(native or "").server
+                foreign = server is not None and server not in profile.mcp_servers
                 if native is None or _whole_server(native) or foreign:
                     continue  # reported as dropped
                 back = canonical_tool(native)
