@@ -4,7 +4,6 @@ no skipped tests, and no run on a stale mypyc build (``scripts/native.py``)."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,6 +12,7 @@ from types import ModuleType
 import pytest
 
 from .ci_skips import pytest_runtest_makereport  # noqa: F401 (a hook pytest finds here)
+from .file_modules import load_file_module
 from .oracles.fixtures import fake_model, mcp_stub  # noqa: F401 (fixtures for every folder)
 from .trees import Tree, build_tree
 
@@ -52,11 +52,7 @@ def _snapshot(home: Path) -> set[str]:
 def native_script() -> ModuleType:
     """``scripts/native.py``, which builds and checks the mypyc build of the hot modules."""
     path = Path(__file__).resolve().parent.parent / "scripts" / "native.py"
-    spec = importlib.util.spec_from_file_location("roster_native_script", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_file_module(path, "roster_native_script")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -65,7 +61,7 @@ def pytest_configure(config: pytest.Config) -> None:
     stale = native_script().stale()
     if stale:
         pytest.exit(
-            f"compiled modules older than their sources: {', '.join(stale)}; "
+            f"compiled modules not built from the sources as they are: {', '.join(stale)}; "
             "run `python scripts/native.py build` (or `clean` for pure Python)",
             returncode=2,
         )

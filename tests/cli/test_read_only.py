@@ -14,7 +14,6 @@ and PostgreSQL.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import os
 import shutil
@@ -23,11 +22,11 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 from sqlalchemy import inspect
+from tests.file_modules import load_file_module
 
 from agent_roster.commands.registry import SPECS
 from agent_roster.store import Store, create_engine
@@ -37,17 +36,9 @@ REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "vault"
 
 
-def _load(path: Path, name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 # The sync tests' backends (a fresh PostgreSQL schema) and row snapshots, shared.
-_sync = _load(REPO / "tests" / "sync" / "conftest.py", "_roster_read_only_backends")
-_helpers = _load(REPO / "tests" / "sync" / "helpers.py", "_roster_read_only_helpers")
+_sync = load_file_module(REPO / "tests" / "sync" / "conftest.py", "_roster_read_only_backends")
+_helpers = load_file_module(REPO / "tests" / "sync" / "helpers.py", "_roster_read_only_helpers")
 fresh_database = _sync.fresh_database
 rows_snapshot = _helpers.snapshot
 

@@ -8,34 +8,25 @@ its half is SKIPPED with the reason; with ``ROSTER_REQUIRE_POSTGRES=1`` that is 
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import shutil
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 from sqlalchemy.engine import make_url
 
 from agent_roster.store import Store, create_engine, sqlite_url
 from agent_roster.sync.engine import SyncEngine
+from tests.file_modules import load_file_module
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE_VAULT = REPO / "examples" / "vault"
 
 
-def _load(path: Path, name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 # One definition of "is PostgreSQL here, and at which URL", shared with the store tests.
-_backends = _load(REPO / "tests" / "store" / "conftest.py", "_roster_store_backends")
+_backends = load_file_module(REPO / "tests" / "store" / "conftest.py", "_roster_store_backends")
 POSTGRES_URL: str = _backends.POSTGRES_URL
 
 
