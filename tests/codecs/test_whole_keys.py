@@ -158,3 +158,21 @@ def test_narrowing_the_keys_widened_whole_needs_no_second_look(
     )
     keys = keys_widened_whole(profile, {"edit", "bash", "read"})
     assert narrow_widened_whole(profile, keys) == narrow(profile, only=keys)
+
+
+def test_forgetting_the_answers_empties_the_memos_and_changes_no_render() -> None:
+    # A split render's parent empties the memos once its part is done
+    # (commands/harness.py): the memos must really be emptied, and a render after that,
+    # in the same block, must be the one a fresh block gives.
+    from agent_roster.codecs import guard, permissions
+
+    request = RenderRequest(profiles=tuple(CASES.values()), servers={}, scope=Scope.PROJECT)
+    codec = get_codec("opencode")
+    with sharing_answers():
+        first = render_guarded(codec, request, lambda path: None)
+        memos = (guard._ANSWERS.get(), permissions._REMEMBERED.get(), permissions._INDEXED.get())
+        assert all(memo for memo in memos)  # the render filled each of them
+        guard.forget_answers()
+        assert not any(memo for memo in memos)
+        again = render_guarded(codec, request, lambda path: None)
+    assert again == first

@@ -169,6 +169,7 @@ def import_(
     )
     with settings.context() as ctx:
         report = import_from_harness(ctx, params)
+    output.keep_to_exit(report)
 
     def text() -> None:
         verb = "would be " if dry_run else ""
@@ -279,6 +280,7 @@ def render(
     )
     with settings.context() as ctx:
         report = render_to_harness(ctx, params)
+    output.keep_to_exit(report)
     if as_json:
         output.emit(report, True, lambda: None)
     else:

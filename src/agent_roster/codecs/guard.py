@@ -37,7 +37,7 @@ from agent_roster.codecs.narrowing import (
     narrow_widened_whole,
 )
 from agent_roster.codecs.native_md import remembering_written
-from agent_roster.codecs.permissions import effective_rules, remembering_rules
+from agent_roster.codecs.permissions import effective_rules, forget_rules, remembering_rules
 from agent_roster.codecs.semantics import canonical_each, check_probes, probe_key, wider
 from agent_roster.diagnostics import Diagnostic, make
 from agent_roster.errors import RosterError
@@ -89,6 +89,17 @@ def sharing_answers() -> Iterator[None]:
             yield
     finally:
         _ANSWERS.reset(token)
+
+
+def forget_answers() -> None:
+    """Empty the memos :func:`sharing_answers` keeps (the block stays open). A part of a
+    split render has its own profiles, so once it is rendered for every target its answers
+    are of no further use; freed then, while another process finishes its part, rather
+    than all together after the last one."""
+    shared = _ANSWERS.get()
+    if shared is not None:
+        shared.clear()
+    forget_rules()
 
 
 def _wants(profile: AgentProfile, request: RenderRequest) -> list[_Want]:

@@ -360,6 +360,14 @@ def remembering_rules() -> Iterator[None]:
         _REMEMBERED.reset(token)
 
 
+def forget_rules() -> None:
+    """Empty the memos of :func:`remembering_rules` (the block stays open): for a caller
+    done with every profile it has rendered so far."""
+    for memo in (_REMEMBERED.get(), _INDEXED.get()):
+        if memo is not None:
+            memo.clear()
+
+
 def effective_rules(profile: AgentProfile, *, embedded: str = "") -> tuple[SourcedRule, ...]:
     """The profile's ordered rule list: ``permission_mode``'s rules, then ``allowed_tools``
     (``*`` deny, then each allowed tool; an exact empty list is ``*`` deny alone), then the

@@ -23,7 +23,12 @@ from msgspec import Meta
 
 from agent_roster.codecs import codec_names, get_codec
 from agent_roster.codecs.base import Codec, Loss, LossOutcome, RenderRequest, Scope
-from agent_roster.codecs.guard import in_profile_order, render_guarded, sharing_answers
+from agent_roster.codecs.guard import (
+    forget_answers,
+    in_profile_order,
+    render_guarded,
+    sharing_answers,
+)
 from agent_roster.commands.ledger import locked
 from agent_roster.commands.output_folder import (
     CREATED,
@@ -423,10 +428,18 @@ def _render(
         # Agent files are independent of each other: parts of the job render and write
         # them in forked processes (see RenderRequest.part), the shared files in the last,
         # where a whole render puts them too.
+        here = os.getpid()
+
         def run_part(bounds: tuple[int, int]) -> list[_Outcome]:
             last = bounds[1] == len(request.profiles)
             part = msgspec.structs.replace(request, part=bounds, shared=last)
-            return [run(codec, part) for codec in split]
+            found = [run(codec, part) for codec in split]
+            if os.getpid() == here:
+                # Its profiles' answers are of no more use: freed now, while a worker is
+                # still at its part, rather than after the last. A worker leaves them
+                # to its exit.
+                forget_answers()
+            return found
 
         # A worker's report comes back as msgpack, not pickle: a tenth of the cost for the
         # tens of thousands of losses a large render reports.
