@@ -24,12 +24,9 @@ import re
 import stat
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
-import tomlkit
-from tomlkit.exceptions import TOMLKitError
-from tomlkit.toml_document import TOMLDocument
 
 from agent_roster import diagnostics as dx
 from agent_roster.codecs.base import ReadExisting
@@ -37,6 +34,9 @@ from agent_roster.diagnostics import Diagnostic
 from agent_roster.errors import UnreadableFileError
 from agent_roster.vault.json_syntax import JsonProblem, json_problem
 from agent_roster.vault.toml_syntax import TomlProblem, parse_toml, toml_position
+
+if TYPE_CHECKING:
+    from tomlkit.toml_document import TOMLDocument
 
 __all__ = [
     "JsonProblem",
@@ -267,6 +267,10 @@ def toml_merge_target(
     comments and layout (empty when there is none); ``None`` with a located error in
     ``out`` when it does not parse. ``tomllib`` judges (tomlkit accepts some invalid
     TOML), tomlkit edits."""
+    # Imported here: only TOML harnesses need it, and it is 5 ms of every CLI start.
+    import tomlkit
+    from tomlkit.exceptions import TOMLKitError
+
     if not text:
         return tomlkit.document()
     found = parse_toml(text)
@@ -284,6 +288,8 @@ def toml_merge_target(
 def toml_merged(doc: TOMLDocument, rel: str, out: list[Diagnostic], *, what: str) -> str | None:
     """The text of an edited merge target, checked to parse again before anyone writes
     it (never replace a working file with one the harness cannot read)."""
+    import tomlkit
+
     text = tomlkit.dumps(doc)
     found = parse_toml(text)
     if isinstance(found, TomlProblem):
