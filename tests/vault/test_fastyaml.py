@@ -319,3 +319,20 @@ def test_every_character_outside_plain_ascii_is_checked() -> None:
             assert load_flat(text, 2) is None, hex(code)
         else:
             _check_against_libyaml([f"a: x{char}y", "b: plain"])
+
+
+def test_the_non_printable_class_is_the_complement_of_the_printable_set() -> None:
+    # fastyaml writes the class as the complement itself (a negated class of the
+    # printable ranges took milliseconds to compile); every code point decides the same.
+    import re
+
+    from agent_roster.vault.fastyaml import _NON_PRINTABLE
+
+    printable = re.compile(
+        "[\x09\x0a\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
+    )
+    text = "".join(map(chr, range(0x110000)))
+    found = {m.start() for m in _NON_PRINTABLE.finditer(text)}
+    kept = {m.start() for m in printable.finditer(text)}
+    assert found.isdisjoint(kept)
+    assert len(found) + len(kept) == 0x110000

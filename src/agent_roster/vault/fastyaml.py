@@ -55,13 +55,13 @@ _FLOW_ITEM = re.compile(r"[ ]*(?:\"([^\"\\]*)\"|'([^']*)'|([^,\[\]{}\"'#:&*!|>%@
 
 #: The bytes of plain ASCII text: space to tilde, and the newline.
 _PLAIN_ASCII = bytes(range(0x20, 0x7F)) + b"\n"
-# YAML's printable set less its line breaks other than "\n" (carriage return, NEL, U+2028
-# and U+2029, which this module does not split lines at); anything else (control
-# characters, lone surrogates...) is left to the full loader, which reports it with its
-# position or breaks the line there.
-_NON_PRINTABLE = re.compile(
-    "[^\x09\x0a\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
-)
+# Outside YAML's printable set less its line breaks other than "\n" (carriage return, NEL,
+# U+2028 and U+2029, which this module does not split lines at): control characters, lone
+# surrogates and the two noncharacters of the basic plane. Such a text is left to the full
+# loader, which reports it with its position or breaks the line there. Written as the
+# complement itself: the negated class took milliseconds to compile, at every start.
+# Raw: the regex reads the escapes (mypyc compiles no string holding a surrogate).
+_NON_PRINTABLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]")
 
 Marks = dict[str, Mark]
 

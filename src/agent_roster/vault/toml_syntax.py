@@ -14,8 +14,10 @@ Error path only.
 from __future__ import annotations
 
 import re
-import tomllib
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    import tomllib
 
 _AT = re.compile(r"\s*\(at (?:line (\d+), column (\d+)|end of document)\)\s*$")
 
@@ -90,6 +92,10 @@ class TomlProblem(NamedTuple):
 def parse_toml(text: str) -> dict[str, Any] | TomlProblem:
     """``text`` as a TOML document, or its first problem (nesting too deep for the
     decoder included)."""
+    # Imported here: its regexes take milliseconds to compile, at every CLI start that
+    # parses no TOML at all (a render to Claude Code, a vault without roster.toml).
+    import tomllib
+
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -194,6 +200,8 @@ def _split_key(key: str) -> tuple[str, ...]:
             return tuple(parts)
         word = part.group(1)
         if word[0] == '"':
+            import tomllib
+
             try:
                 word = tomllib.loads(f"k = {word}")["k"]
             except tomllib.TOMLDecodeError:
