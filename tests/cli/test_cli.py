@@ -295,22 +295,19 @@ def test_internal_errors_are_reported_as_bugs(
     assert "internal error" in err
 
 
-def test_console_script_runs_in_a_subprocess(vault: Path) -> None:
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "agent_roster",
-            "--vault",
-            str(vault),
-            "validate",
-            "--format",
-            "json",
-        ],
+def run_roster(vault: Path, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    """``python -m agent_roster --vault VAULT ARGS...`` as a real process (the executable's
+    own entry point, ``cli.app.run``), its output captured as text."""
+    return subprocess.run(
+        [sys.executable, "-m", "agent_roster", "--vault", str(vault), *args],
         capture_output=True,
         text=True,
         check=False,
-        timeout=60,
+        timeout=timeout,
     )
+
+
+def test_console_script_runs_in_a_subprocess(vault: Path) -> None:
+    done = run_roster(vault, "validate", "--format", "json")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["errors"] == 0

@@ -10,7 +10,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from tests.cli.test_cli import GOOD
+from tests.cli.test_cli import GOOD, run_roster
 
 
 def _python(code: str) -> subprocess.CompletedProcess[str]:
@@ -84,24 +84,8 @@ def test_the_executable_prints_the_whole_render_report(make_tree, tmp_path: Path
     }
     vault = make_tree(files)
     out = tmp_path / "out"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "agent_roster",
-            "--vault",
-            str(vault),
-            "render",
-            "--to",
-            "claude",
-            "--out",
-            str(out),
-            "--verbose",
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
+    done = run_roster(
+        vault, "render", "--to", "claude", "--out", str(out), "--verbose", timeout=120
     )
     assert done.returncode == 0, done.stderr
     written = sorted(p.name for p in (out / ".claude" / "agents").iterdir())
