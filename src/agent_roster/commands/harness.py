@@ -25,7 +25,7 @@ from agent_roster.codecs import codec_names, get_codec
 from agent_roster.codecs.base import Codec, Loss, LossOutcome, RenderRequest, Scope
 from agent_roster.codecs.guard import (
     forget_answers,
-    in_profile_order,
+    joined_in_profile_order,
     render_guarded,
     sharing_answers,
 )
@@ -475,20 +475,23 @@ def _render(
             codec_files = [f._replace(note=notes.get(f.path, f.note)) for f in codec_files]
         files.extend(codec_files)
         files.extend(stale)
-        codec_losses = [loss for outcome in found for loss in outcome.losses]
         if len(found) > 1:
             # Each part's losses are in profile order; the shared files' (reported by the
             # last part) go back beside their profiles', as in a whole render, and, as
-            # there, a refused agent keeps only its refusal, whichever part it was in.
-            refusal = LossOutcome.REFUSED
-            refused = {loss.profile for loss in codec_losses if loss.outcome is refusal}
-            ordered = in_profile_order(codec_losses, ordered_ids)
-            codec_losses = (
-                [loss for loss in ordered if loss.profile not in refused or loss.outcome is refusal]
-                if refused
-                else list(ordered)
-            )
-        losses.extend(codec_losses)
+            # there, a refused agent keeps only its refusal, whichever part it was in
+            # (every refusal comes with its render-widens error).
+            codec_losses = joined_in_profile_order([o.losses for o in found], ordered_ids)
+            if any(d.code == "render-widens" for d in codec_diagnostics):
+                refusal = LossOutcome.REFUSED
+                refused = {loss.profile for loss in codec_losses if loss.outcome is refusal}
+                codec_losses = [
+                    loss
+                    for loss in codec_losses
+                    if loss.profile not in refused or loss.outcome is refusal
+                ]
+            losses.extend(codec_losses)
+        else:
+            losses.extend(found[0].losses)
         diagnostics.extend(codec_diagnostics)
     owned.save()
     return RenderReport(tuple(files), tuple(losses), tuple(diagnostics), check, dry_run)
