@@ -9,6 +9,7 @@ and nobody edited since; two harnesses or two vaults in one folder keep each oth
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -356,3 +357,56 @@ def test_a_file_another_vault_wrote_is_taken_over_not_deleted(tmp_path: Path) ->
     assert pruned.returncode == 0 and "removed" not in pruned.stdout
     assert "second vault's coder" in agent(out, "coding").read_text()
     assert roster("why", str(agent(out, "coding"))).stdout.count("of vault ../second,") == 1
+
+
+def _as_format_1(out: Path) -> dict[str, object]:
+    # The ledger as roster wrote it before format 2: each entry's sha256 (hex) of the file
+    # as it is now, under the key "sha256".
+    data = json.loads((out / LEDGER).read_text())
+    data["version"] = 1
+    for rel, entry in data["files"].items():
+        del entry["digest"]
+        entry["sha256"] = hashlib.sha256((out / rel).read_bytes()).hexdigest()
+    (out / LEDGER).write_text(json.dumps(data))
+    return data
+
+
+def test_a_format_1_ledger_is_read_and_upgraded(vault: Path, tmp_path: Path) -> None:
+    out = tmp_path / "ws"
+    assert render(vault, out, "--to", "claude").returncode == 0
+    current = ledger(out)
+    assert all(str(e["digest"]).startswith("xxh3-128:") for e in current.values())
+    old = _as_format_1(out)
+    # Read as it is: a check finds every file current, and why compares as sha256.
+    assert render(vault, out, "--to", "claude", "--check").returncode == 0
+    assert json.loads((out / LEDGER).read_text()) == old  # --check writes nothing
+    assert "now: holds exactly what roster wrote" in roster("why", str(agent(out, "qa"))).stdout
+    agent(out, "qa").write_text("changed by hand\n")
+    assert "now: edited since roster wrote it" in roster("why", str(agent(out, "qa"))).stdout
+    # The first render rewrites it as format 2: the same digests as a fresh render's for
+    # the files roster wrote; the edited file is rendered again, as any edited file is.
+    shutil.rmtree(vault / "agent-types" / "review")
+    result = render(vault, out, "--to", "claude")
+    assert result.returncode == 0, result.stderr
+    assert json.loads((out / LEDGER).read_text())["version"] == 2
+    upgraded = ledger(out)
+    assert {rel: e["digest"] for rel, e in upgraded.items()} == {
+        rel: e["digest"] for rel, e in current.items()
+    }
+    # The deleted profile's file is stale, not edited, and --prune removes it.
+    assert "stale" in result.stdout and "--prune removes it" in result.stdout
+    assert render(vault, out, "--to", "claude", "--prune").returncode == 0
+    assert not agent(out, "review").exists()
+
+
+def test_a_stale_file_edited_under_a_format_1_ledger_is_kept(vault: Path, tmp_path: Path) -> None:
+    out = tmp_path / "ws"
+    assert render(vault, out, "--to", "claude").returncode == 0
+    _as_format_1(out)
+    agent(out, "review").write_text("my own notes\n")
+    shutil.rmtree(vault / "agent-types" / "review")
+    result = render(vault, out, "--to", "claude", "--prune")
+    assert result.returncode == 0, result.stderr
+    assert "edited since roster wrote it" in result.stdout
+    assert agent(out, "review").read_text() == "my own notes\n"
+    assert ".claude/agents/review.md" not in ledger(out)  # the user's file now

@@ -30,11 +30,13 @@ from typing import NamedTuple
 
 import msgspec
 
+from agent_roster.commands.output_folder import LEGACY_PREFIX, digest
 from agent_roster.errors import NotFoundError, VaultError
 from agent_roster.vault.writer import atomic_write
 
 LEDGER_FILE = ".roster-ledger.json"
-LEDGER_VERSION = 1
+#: 2: digests are XXH3 and name their hash (``output_folder.digest``); 1 recorded sha256.
+LEDGER_VERSION = 2
 
 
 class Owner(NamedTuple):
@@ -66,13 +68,16 @@ class Writer(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
 class Entry(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     """One file roster wrote."""
 
-    #: sha256 of the content roster last wrote (or found equal to what it would write).
-    sha256: str
+    #: The digest of the content roster last wrote (or found equal to what it would
+    #: write): ``output_folder.digest``.
+    digest: str = ""
     #: Merged into a file the user may edit too (``NativeFile.merged``).
     merged: bool = False
     #: Everything in the file is roster's: ``--prune`` may delete it as a whole.
     exclusive: bool = True
     writers: tuple[Writer, ...]
+    #: Format 1's sha256 (hex), read only: :func:`load_ledger` makes it the digest.
+    sha256: str = ""
 
 
 class Ledger(msgspec.Struct, kw_only=True):
@@ -120,6 +125,16 @@ def load_ledger(root: str | os.PathLike[str]) -> Ledger:
             f"{ledger.version}, this one knows {LEDGER_VERSION})",
             hint="upgrade roster",
         )
+    for rel, entry in ledger.files.items():
+        if not entry.digest:
+            if not entry.sha256:
+                raise VaultError(
+                    f"the render ledger {path} is not valid: {rel} has no digest",
+                    hint=_BROKEN_HINT,
+                )
+            ledger.files[rel] = msgspec.structs.replace(
+                entry, digest=LEGACY_PREFIX + entry.sha256, sha256=""
+            )
     return ledger
 
 
@@ -177,7 +192,7 @@ class Provenance(NamedTuple):
             "root": self.root,
             "ledger": self.ledger,
             "state": self.state,
-            "sha256": self.entry.sha256,
+            "digest": self.entry.digest,
             "merged": self.entry.merged,
             "exclusive": self.entry.exclusive,
             "writers": [msgspec.to_builtins(w) for w in self.entry.writers],
@@ -186,8 +201,6 @@ class Provenance(NamedTuple):
 
 def why(path: str | os.PathLike[str]) -> Provenance:
     """Which render wrote ``path``: the nearest ledger above it that records it."""
-    from agent_roster.commands.output_folder import digest
-
     target = Path(os.path.abspath(path))
     for candidate in dict.fromkeys((target, Path(os.path.realpath(target)))):
         for root in candidate.parents:
@@ -203,7 +216,7 @@ def why(path: str | os.PathLike[str]) -> Provenance:
             except FileNotFoundError:
                 state = "missing"
             else:
-                state = "unchanged" if digest(data) == entry.sha256 else "edited"
+                state = "unchanged" if digest(data, entry.digest) == entry.digest else "edited"
             return Provenance(str(path), str(root), str(ledger_file), entry, state)
     raise NotFoundError(
         f"no render ledger records {path}: roster does not own it",

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 import msgspec
+import xxhash
 
 from agent_roster import diagnostics as dx
 from agent_roster.codecs.base import NativeFile
@@ -52,9 +53,10 @@ class Record(msgspec.Struct, frozen=True, array_like=True):
 
     #: Relative to the output root, as the codec named it.
     path: str
-    #: sha256 of the content the render produced: what is on disk after a real render.
-    sha256: str
-    #: sha256 of what was on disk before ("" when nothing was).
+    #: The :func:`digest` of the content the render produced: what is on disk after a
+    #: real render.
+    digest: str
+    #: The :func:`digest` of what was on disk before ("" when nothing was).
     before: str
     profile: str
     merged: bool
@@ -78,9 +80,20 @@ def _diff(current: str | None, content: str, shown: str) -> str:
     return diff
 
 
-def digest(data: bytes) -> str:
-    """The hash the render ledger records for a file's content."""
-    return hashlib.sha256(data).hexdigest()
+#: The hash the render ledger records, named in each digest. XXH3 (128 bits): a render
+#: hashes every file it produces, and sha256 took a tenth of a render of long prompts.
+DIGEST_PREFIX = "xxh3-128:"
+#: A digest of ledger format 1, which recorded sha256 (``ledger.py`` reads those as this
+#: prefix and the hex digest, and compares such a digest as sha256).
+LEGACY_PREFIX = "sha256:"
+
+
+def digest(data: bytes, like: str = "") -> str:
+    """The hash the render ledger records for a file's content; in the format of ``like``
+    (a recorded digest) when that is an older ledger's, so the two can be compared."""
+    if like.startswith(LEGACY_PREFIX):
+        return LEGACY_PREFIX + hashlib.sha256(data).hexdigest()
+    return DIGEST_PREFIX + xxhash.xxh3_128_hexdigest(data)
 
 
 class OutputFolder:
@@ -168,9 +181,10 @@ class OutputFolder:
         """``rel`` as reports show it: under the root as the user gave it."""
         return os.path.normpath(os.path.join(self.root, rel))
 
-    def current_digest(self, rel: str) -> str | None:
-        """The hash of the regular file at ``rel`` now; ``None`` when there is none. A
-        symlink, a folder or anything else is not a file roster wrote: ``""``."""
+    def current_digest(self, rel: str, like: str = "") -> str | None:
+        """The hash of the regular file at ``rel`` now (in the format of ``like``, see
+        :func:`digest`); ``None`` when there is none. A symlink, a folder or anything else
+        is not a file roster wrote: ``""``."""
         path, exists = self._locate(rel)
         if not exists:
             return None
@@ -183,13 +197,13 @@ class OutputFolder:
         with os.fdopen(fd, "rb") as handle:
             if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
                 return ""
-            return digest(handle.read())
+            return digest(handle.read(), like)
 
     def remove(self, rel: str, expected: str) -> bool:
         """Delete ``rel`` if it still holds exactly the content hashed ``expected``, then
         every folder above it that this left empty (up to the root). False: kept."""
         path, _ = self._locate(rel)
-        if self.current_digest(rel) != expected:
+        if self.current_digest(rel, expected) != expected:
             return False
         os.unlink(path)
         folder = os.path.dirname(os.path.abspath(path))

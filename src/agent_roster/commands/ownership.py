@@ -24,8 +24,16 @@ import msgspec
 
 from agent_roster import __version__
 from agent_roster.commands.ledger import Entry, Ledger, Owner, Writer, load_ledger, save_ledger
-from agent_roster.commands.output_folder import KEPT, REMOVED, STALE, FileResult, OutputFolder
+from agent_roster.commands.output_folder import (
+    KEPT,
+    LEGACY_PREFIX,
+    REMOVED,
+    STALE,
+    FileResult,
+    OutputFolder,
+)
 from agent_roster.commands.output_folder import Record as Produced
+from agent_roster.errors import VaultError
 
 _EDITED = "edited since roster wrote it"
 _NOT_OURS = "it holds content roster did not write (roster merged its entries into it)"
@@ -54,6 +62,25 @@ class Ownership:
         self.write = write
         self.when = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         self.changed = False
+        self._upgrade()
+
+    def _upgrade(self) -> None:
+        """A format 1 ledger's sha256 digests made this format's wherever the file still
+        holds what roster wrote (each such file is read once, by the first render after
+        the upgrade), as the render compares this format's. A file that no longer matches
+        keeps its old digest, which compares as edited, as it is."""
+        for rel, entry in self.ledger.files.items():
+            if not entry.digest.startswith(LEGACY_PREFIX):
+                continue
+            try:
+                if self.folder.current_digest(rel, entry.digest) != entry.digest:
+                    continue
+                now = self.folder.current_digest(rel)
+            except VaultError:  # it resolves outside the folder now: never roster's to read
+                continue
+            if now:
+                self.ledger.files[rel] = msgspec.structs.replace(entry, digest=now)
+                self.changed = True
 
     def settle(
         self,
@@ -103,7 +130,7 @@ class Ownership:
             # Merged content is roster's alone only while roster created the file and
             # nobody wrote to it between renders.
             exclusive = record.before == "" or (
-                prev is not None and prev.exclusive and prev.sha256 == record.before
+                prev is not None and prev.exclusive and prev.digest == record.before
             )
         else:
             exclusive = True
@@ -112,8 +139,8 @@ class Ownership:
             mine = next((w for w in prev.writers if _owned_by(w, owner)), None)
             if (
                 mine is not None
-                and (prev.sha256, prev.merged, prev.exclusive)
-                == (record.sha256, record.merged, exclusive)
+                and (prev.digest, prev.merged, prev.exclusive)
+                == (record.digest, record.merged, exclusive)
                 and (mine.profile, mine.project) == (record.profile, self.project)
                 and (record.merged or len(prev.writers) == 1)
             ):
@@ -130,7 +157,7 @@ class Ownership:
         if (
             mine is not None
             and prev is not None
-            and prev.sha256 == record.sha256
+            and prev.digest == record.digest
             and (mine.profile, mine.project) == (record.profile, self.project)
         ):
             writer = mine  # the content did not change: keep the render that wrote it
@@ -147,7 +174,7 @@ class Ownership:
         if mine is None:
             writers.append(writer)
         self.ledger.files[record.path] = Entry(
-            sha256=record.sha256, merged=record.merged, exclusive=exclusive, writers=tuple(writers)
+            digest=record.digest, merged=record.merged, exclusive=exclusive, writers=tuple(writers)
         )
         self.changed = True
         return taken
@@ -171,12 +198,12 @@ class Ownership:
         if others:  # another render still writes it: only this owner's claim goes
             self._put(rel, msgspec.structs.replace(entry, writers=others))
             return None
-        current = self.folder.current_digest(rel)
+        current = self.folder.current_digest(rel, entry.digest)
         if current is None:  # already gone: nothing left to own
             self._put(rel, None)
             return None
         shown = self.folder.shown(rel)
-        why = "" if current == entry.sha256 else _NOT_FILE if current == "" else _EDITED
+        why = "" if current == entry.digest else _NOT_FILE if current == "" else _EDITED
         if not why and not entry.exclusive:
             why = _NOT_OURS
         if not self.prune:
@@ -185,7 +212,7 @@ class Ownership:
         if why:
             self._put(rel, None)  # the user's file now: roster stops tracking it
             return FileResult(harness, shown, KEPT, note=why + "; roster stops tracking it")
-        if self.write and not self.folder.remove(rel, entry.sha256):
+        if self.write and not self.folder.remove(rel, entry.digest):
             # Changed in the moment between the check and the delete: keep it after all.
             self._put(rel, None)
             return FileResult(harness, shown, KEPT, note=_EDITED + "; roster stops tracking it")
