@@ -7,6 +7,7 @@ changed, --check, --dry-run, refusal to write outside --out), what import does t
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import shutil
@@ -14,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_roster.cli import main
+from agent_roster.cli import main, output
 from agent_roster.codecs import codec_names, get_codec
 from agent_roster.codecs.base import NativeFile, Rendering
 from agent_roster.commands import harness
@@ -23,6 +24,7 @@ from agent_roster.commands.discover import import_agents
 from agent_roster.commands.harness import CREATED, UNCHANGED, UPDATED, render_agents
 from agent_roster.commands.ledger import LEDGER_FILE
 from agent_roster.errors import NotFoundError, UsageError, VaultError
+from agent_roster.perf import holding
 from agent_roster.vault.loader import load_vault
 
 from ..example_copies import add_copies
@@ -513,3 +515,36 @@ def test_render_of_a_vault_without_profiles_writes_nothing(tmp_path: Path) -> No
     report = render_agents(empty, ["claude", "opencode"], out=tmp_path / "ws")
     assert report.ok and report.files == ()
     assert not (tmp_path / "ws").exists() or not any((tmp_path / "ws").rglob("*"))
+
+
+def test_a_render_hands_its_loaded_vault_only_to_a_holder(vault: Path, tmp_path: Path) -> None:
+    # The roster executable holds the loaded vault to its end rather than freeing it
+    # object by object (perf.holding); any other caller holds nothing afterwards.
+    with holding() as held:
+        report = render_agents(vault, ["claude"], out=tmp_path / "held")
+    loaded = [item for item in held if isinstance(item, harness.EffectiveSet)]
+    assert len(loaded) == 1 and {p.id for p in loaded[0].profiles} == {
+        f.path.rsplit("/", 1)[-1].removesuffix(".md")
+        for f in report.files
+        if "/.claude/agents/" in f.path
+    }
+    del held, loaded
+
+    def alive() -> int:
+        gc.collect()
+        return sum(isinstance(item, harness.EffectiveSet) for item in gc.get_objects())
+
+    before = alive()
+    render_agents(vault, ["claude"], out=tmp_path / "free")
+    assert alive() == before  # nothing outside a holder keeps a render's loaded vault
+
+
+def test_the_render_command_holds_its_loaded_vault(
+    vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kept: list[object] = []
+    monkeypatch.setattr(output, "keep_to_exit", kept.append)
+    assert main(["--vault", str(vault), "render", "--to", "claude", "--out", str(tmp_path)]) == 0
+    [(result, loaded)] = kept  # type: ignore[misc]
+    assert isinstance(result, harness.RenderResult) and result.files
+    assert any(isinstance(item, harness.EffectiveSet) for item in loaded)  # type: ignore[attr-defined]

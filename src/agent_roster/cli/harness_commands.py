@@ -265,6 +265,7 @@ def render(
         RenderToHarnessParams,
         render_to_harness,
     )
+    from agent_roster.perf import holding
 
     params = RenderToHarnessParams(
         to=list(harnesses),
@@ -278,9 +279,10 @@ def render(
         options=list(options),
         allow_widening=allow_widening,
     )
-    with settings.context() as ctx:
+    # The executable ends after this command: the loaded vault is kept to the end too.
+    with settings.context() as ctx, holding() as loaded:
         report = render_to_harness(ctx, params)
-    output.keep_to_exit(report)
+    output.keep_to_exit((report, loaded))
     if as_json:
         output.emit(report, True, lambda: None)
     else:

@@ -48,7 +48,7 @@ from agent_roster.known_tools import DEFAULT_EMBEDDED_COMMANDS, DEFAULT_EMBEDDED
 from agent_roster.model.mcp import McpServer
 from agent_roster.model.profile import AgentProfile
 from agent_roster.parallel import available_workers, ordered_map
-from agent_roster.perf import paused_gc
+from agent_roster.perf import hand_over, paused_gc
 from agent_roster.resolve.config import load_config
 from agent_roster.resolve.index import ProfileIndex
 from agent_roster.vault.loader import load_vault
@@ -494,6 +494,7 @@ def _render(
             losses.extend(found[0].losses)
         diagnostics.extend(codec_diagnostics)
     owned.save()
+    hand_over(effective, request, owned, outcomes)
     return RenderReport(tuple(files), tuple(losses), tuple(diagnostics), check, dry_run)
 
 
