@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import bisect
 import contextlib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextvars import ContextVar
 from typing import NamedTuple
 
@@ -280,9 +280,19 @@ def _in_profile_order(rendering: Rendering, by_id: dict[str, AgentProfile]) -> R
 
 def in_profile_order(losses: Iterable[Loss], profiles: Iterable[str]) -> tuple[Loss, ...]:
     """``losses`` stably sorted by the position of their profile among ``profiles``."""
+    return tuple(sorted(losses, key=_position_among(profiles)))
+
+
+def _position_among(profiles: Iterable[str]) -> Callable[[Loss], int]:
+    """A loss's sort key: its profile's position among ``profiles``, after them all when
+    it has none there."""
     order = {pid: index for index, pid in enumerate(profiles)}
     last = len(order)
-    return tuple(sorted(losses, key=lambda loss: order.get(loss.profile, last)))
+
+    def position(loss: Loss) -> int:
+        return order.get(loss.profile, last)
+
+    return position
 
 
 #: About how many positions placing one loss by binary search looks up, against one per
@@ -297,12 +307,7 @@ def joined_in_profile_order(runs: Sequence[Sequence[Loss]], profiles: Iterable[s
     files' (reported by the last part for profiles anywhere): only those are put in place,
     by binary search, so most losses never have their position looked up (a large render
     reports 100,000 a target)."""
-    order = {pid: index for index, pid in enumerate(profiles)}
-    last = len(order)
-
-    def position(loss: Loss) -> int:
-        return order.get(loss.profile, last)
-
+    position = _position_among(profiles)
     joined: list[Loss] = []
     for run in runs:
         if not run:

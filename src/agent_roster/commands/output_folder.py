@@ -185,6 +185,21 @@ class OutputFolder:
         """The hash of the regular file at ``rel`` now (in the format of ``like``, see
         :func:`digest`); ``None`` when there is none. A symlink, a folder or anything else
         is not a file roster wrote: ``""``."""
+        found = self._current(rel)
+        return digest(found, like) if isinstance(found, bytes) else found
+
+    def upgraded_digest(self, rel: str, recorded: str) -> str | None:
+        """This format's digest of the file at ``rel`` when it still holds exactly what
+        ``recorded`` (a digest of any format) hashes; ``None`` otherwise. The file is read
+        once."""
+        found = self._current(rel)
+        if not isinstance(found, bytes) or digest(found, recorded) != recorded:
+            return None
+        return digest(found)
+
+    def _current(self, rel: str) -> bytes | str | None:
+        # The content of the regular file at ``rel``; None: none there; "": something
+        # roster did not write (a symlink, a folder, unreadable).
         path, exists = self._locate(rel)
         if not exists:
             return None
@@ -197,7 +212,7 @@ class OutputFolder:
         with os.fdopen(fd, "rb") as handle:
             if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
                 return ""
-            return digest(handle.read(), like)
+            return handle.read()
 
     def remove(self, rel: str, expected: str) -> bool:
         """Delete ``rel`` if it still holds exactly the content hashed ``expected``, then

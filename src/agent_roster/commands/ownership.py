@@ -73,9 +73,7 @@ class Ownership:
             if not entry.digest.startswith(LEGACY_PREFIX):
                 continue
             try:
-                if self.folder.current_digest(rel, entry.digest) != entry.digest:
-                    continue
-                now = self.folder.current_digest(rel)
+                now = self.folder.upgraded_digest(rel, entry.digest)
             except VaultError:  # it resolves outside the folder now: never roster's to read
                 continue
             if now:
