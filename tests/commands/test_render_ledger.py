@@ -410,3 +410,29 @@ def test_a_stale_file_edited_under_a_format_1_ledger_is_kept(vault: Path, tmp_pa
     assert "edited since roster wrote it" in result.stdout
     assert agent(out, "review").read_text() == "my own notes\n"
     assert ".claude/agents/review.md" not in ledger(out)  # the user's file now
+
+
+def test_a_format_1_entry_behind_a_symlink_out_of_the_folder_is_never_read(
+    vault: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "ws"
+    assert render(vault, out, "--to", "claude").returncode == 0
+    data = _as_format_1(out)
+    # Another render's entry, whose folder is now a symlink leading out of the output
+    # folder, to a file holding exactly what the entry's digest says.
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "x.md").write_text("roster wrote this\n")
+    (out / "linked").symlink_to(outside)
+    legacy = hashlib.sha256(b"roster wrote this\n").hexdigest()
+    writer = {"vault": "../elsewhere", "harness": "copilot", "scope": "project"}
+    data["files"]["linked/x.md"] = {  # type: ignore[index]
+        "sha256": legacy,
+        "writers": [{**writer, "rendered_at": "2026-01-01T00:00:00Z", "roster": "0.1.0"}],
+    }
+    (out / LEDGER).write_text(json.dumps(data))
+    result = render(vault, out, "--to", "claude")
+    assert result.returncode == 0, result.stderr
+    # Not upgraded: reading it would have matched, and given it this format's digest.
+    assert ledger(out)["linked/x.md"]["digest"] == "sha256:" + legacy
+    assert (outside / "x.md").read_text() == "roster wrote this\n"
