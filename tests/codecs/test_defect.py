@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from agent_roster.codecs.base import LossOutcome, RenderRequest, Roots, Scope
+from agent_roster.codecs.base import LossOutcome, NativeAgent, Probe, RenderRequest, Roots, Scope
 from agent_roster.codecs.defect.codec import CODEC
+from agent_roster.codecs.defect.semantics import profile_config
+from agent_roster.codecs.native_md import recalled_reading, remembering_written
 from agent_roster.model.mcp import McpServer, Transport
 from agent_roster.model.profile import (
     AgentProfile,
@@ -529,6 +531,28 @@ def test_render_reads_its_output_back_with_defect_rules() -> None:
     assert "cannot use `disable`" in result.diagnostics[0].message
     result = render(profile(harness={"defect": {"sampling": {"top_k": -1}}}))
     assert "invalid value: integer `-1`, expected u32" in result.diagnostics[0].message
+
+
+def test_the_render_check_decides_from_the_reading_of_the_self_check() -> None:
+    """The render reads each config.toml back with defect's rules before returning it; the
+    render check decides from that reading (kept for the very text written) instead of
+    parsing the file again, and the reading is exactly what parsing the text gives."""
+    agent = profile(allowed_tools=("Read", "Bash", "mcp__pw__click"), mcp_servers=("pw",))
+    request = RenderRequest(profiles=(agent,), servers={"pw": PW}, scope=Scope.PROJECT)
+    path = ".defect/agents/rev/config.toml"
+    with remembering_written():
+        rendering = CODEC.render(request, lambda rel: None)
+        [text] = [f.content for f in rendering.files if f.path == path]
+        found, reading = recalled_reading(text, path)
+        native = NativeAgent("rev", (path,), {path: text}.get, Scope.PROJECT)
+        assert profile_config(native) is reading
+        assert CODEC.decide(native, Probe("Bash", "rm -rf /")).value == "allow"
+        assert CODEC.decide(native, Probe("Write", "src/new.py")).value == "deny"
+    assert found
+    assert reading == tomllib.loads(text)
+    # Outside a render (or for an equal text read back from disk) the file is parsed.
+    again = NativeAgent("rev", (path,), {path: text}.get, Scope.PROJECT)
+    assert profile_config(again) == reading
 
 
 def test_integer_sampling_values_are_floats(tmp_path: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Set as AbstractSet
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from agent_roster.codecs.defect.read import (
     resolve_prompt_file,
 )
 from agent_roster.codecs.native_io import existing_present
-from agent_roster.codecs.native_md import harness_diagnostic
+from agent_roster.codecs.native_md import harness_diagnostic, remember_reading
 from agent_roster.codecs.permissions import effective_rules, evaluate
 from agent_roster.codecs.prompt import render_prompt
 from agent_roster.codecs.toml_text import document_text
@@ -54,7 +55,7 @@ _NO_FIELD = {
 }
 
 
-def _allow_list(profile: AgentProfile, servers_ok: set[str], loss: Any) -> list[str] | None:
+def _allow_list(profile: AgentProfile, servers_ok: AbstractSet[str], loss: Any) -> list[str] | None:
     """``[tools] allow`` for a profile (permissions.md §3, defect row); ``None`` = omit."""
     effective = effective_rules(profile)
     if not effective:
@@ -191,7 +192,7 @@ def render_profile(
                 f"invalid `prompt.file` `{prompt_file}`: must be a file name in the folder"
             )
         doc["prompt"] = {"file": prompt_file}
-    allow = _allow_list(profile, set(servers_ok), loss)
+    allow = _allow_list(profile, servers_ok.keys(), loss)
     if allow is not None or "allow" in extra:
         allow = (allow if allow is not None else list(DEFAULT_TOOL_ALLOW)) + [
             g for g in extra.get("allow", ()) if g not in (allow or ())
@@ -215,9 +216,13 @@ def render_profile(
     form = profile.native.get("defect")
     tail = form.tail if form is not None else "\n"
     text = document_text(doc)
+    config_path = f"{folder}/{CONFIG}"
     if not errors:
-        # Read the file back with defect's own rules before anyone writes it.
-        errors.extend(message for _, message in config_errors(tomllib.loads(text)))
+        # Read the file back with defect's own rules before anyone writes it; the render
+        # check decides from this reading instead of parsing the file a second time.
+        reading = tomllib.loads(text)
+        errors.extend(message for _, message in config_errors(reading))
+        remember_reading(text, config_path, reading)
     if errors:
         return (
             [],
@@ -226,7 +231,7 @@ def render_profile(
                 harness_diagnostic(
                     "render-unsupported",
                     f"profile `{pid}` cannot be written for defect: {problem}",
-                    path=profile.source or f"{folder}/{CONFIG}",
+                    path=profile.source or config_path,
                     hint="defect fails every profile while one is invalid; nothing written",
                 )
                 for problem in errors
@@ -234,7 +239,7 @@ def render_profile(
         )
     return (
         [
-            NativeFile(path=f"{folder}/{CONFIG}", content=text, profile=pid),
+            NativeFile(path=config_path, content=text, profile=pid),
             NativeFile(path=f"{folder}/{prompt_file}", content=prompt + tail, profile=pid),
         ],
         losses,

@@ -15,6 +15,7 @@ from typing import Any
 
 from agent_roster.codecs.base import NativeAgent, Probe
 from agent_roster.codecs.defect.read import CONFIG, DEFAULT_TOOL_ALLOW, split_single_file
+from agent_roster.codecs.native_md import recalled_reading
 from agent_roster.codecs.semantics import ALLOW, DENY, agent_text
 from agent_roster.codecs.tool_names import native_names, split_ref
 from agent_roster.model.profile import PermissionAction
@@ -62,7 +63,9 @@ def profile_config(agent: NativeAgent) -> dict[str, Any] | None:
     text = agent_text(agent, path)
     if text is None:
         return None
-    return _config(text, path)
+    found, reading = recalled_reading(text, path)  # read back by the render's self-check
+    config: dict[str, Any] | None = reading if found else _config(text, path)
+    return config
 
 
 @lru_cache(maxsize=1024)
