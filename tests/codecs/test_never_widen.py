@@ -13,11 +13,13 @@ reference. Two decisions must never be more permissive than it:
 
 from __future__ import annotations
 
+import json
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
 from agent_roster.codecs import codec_names, get_codec
@@ -27,7 +29,7 @@ from agent_roster.codecs.opencode.semantics import key_of
 from agent_roster.codecs.semantics import FIXED_PROBES, wider
 from agent_roster.codecs.tool_names import HARNESSES, split_ref, to_native
 from agent_roster.commands.can import can
-from agent_roster.commands.discover import import_agents
+from agent_roster.commands.discover import Imported, import_agents
 from agent_roster.commands.harness import load_effective
 
 from ..trees import build_tree
@@ -60,8 +62,22 @@ def import_case(case: NativeCase, source: str, root: Path) -> tuple[Path, dict[s
     codec = get_codec(source)
     want = {probe.describe(): codec.decide(agent, probe).value for probe in FIXED_PROBES}
     report = import_agents(vault, source, workspace=ws, home=home)
-    assert not [d.format() for d in report.diagnostics if d.is_error]
+    errors = [d for d in report.diagnostics if d.is_error]
+    if errors and all(d.code == "import-inexact" for d in errors):
+        # Rules no single Config permission object can hold without changing a decision
+        # (see the test below): refused with that error and nothing written, so nothing
+        # can widen; the property is about the agents an import does write.
+        assert_refused_unwritten(report.files, vault, case.name)
+        reject()
+    assert not [d.format() for d in errors]
     return vault, want
+
+
+def assert_refused_unwritten(files: Sequence[Imported], vault: Path, name: str) -> None:
+    [skipped] = [f for f in files if f.kind == "profile" and f.name == name]
+    assert skipped.status == "skipped"
+    assert not (vault / skipped.path).exists()
+    assert not list(vault.glob(f"**/{name}/profile.md"))
 
 
 def native_name(source: str, probe: Probe) -> str | None:
@@ -169,3 +185,40 @@ def test_a_key_whose_tools_the_profile_decides_apart_is_narrowed_for_opencode() 
     assert "every call is deny" in narrowed.detail
     [agent] = [f.content for f in rendering.files if f.profile == "multi"]
     assert "edit: deny" in agent
+
+
+def test_an_opencode_agent_whose_layers_split_a_key_is_refused_not_widened(
+    tmp_path: Path,
+) -> None:
+    """Found by the property above. The project's opencode.json asks for every `bash` call
+    and the agent's own map ends with `bash: {rm *: ask}`, with `*: {rm *: allow, git *:
+    allow}` between them: the Config permission object holds `bash` once, and neither place
+    keeps every decision (first: `rm -rf /` would be allowed; last: `git status` would be
+    asked). The import refuses the agent with import-inexact and writes nothing."""
+    agent = {
+        "description": "Generated agent",
+        "mode": "subagent",
+        "permission": {
+            "edit": {"*": "allow"},
+            "*": {"rm *": "allow", "git *": "allow"},
+            "webfetch": "allow",
+            "bash": {"rm *": "ask"},
+        },
+    }
+    path = ".opencode/agents/split-key.md"
+    files = {
+        path: "---\n" + json.dumps(agent) + "\n---\n\nYou help with the code.\n",
+        "opencode.json": json.dumps({"permission": {"edit": {"*": "allow"}, "bash": "ask"}}),
+    }
+    ws, home, vault = tmp_path / "ws", tmp_path / "home", tmp_path / "vault"
+    build_tree(ws, files)
+    home.mkdir()
+    vault.mkdir()
+    shutil.copy(EXAMPLES / "roster.toml", vault / "roster.toml")
+    codec = get_codec("opencode")
+    native = NativeAgent("split-key", (path,), reader(ws), Scope.PROJECT)
+    assert codec.decide(native, Probe("Bash", "rm -rf /")).value == "ask"
+    assert codec.decide(native, Probe("Bash", "git status")).value == "allow"
+    report = import_agents(vault, "opencode", workspace=ws, home=home)
+    assert [d.code for d in report.diagnostics if d.is_error] == ["import-inexact"]
+    assert_refused_unwritten(report.files, vault, "split-key")
