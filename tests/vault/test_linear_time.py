@@ -20,7 +20,7 @@ import pytest
 from agent_roster.commands.validate import validate
 from agent_roster.resolve.config import parse_config
 
-from ..speed import machine_factor
+from ..speed import within_budget
 
 FENCE = "```"
 
@@ -129,15 +129,15 @@ def _cpu_seconds(tmp_path: Path, name: str, n: int) -> float:
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_100000_items_in_one_block_stay_linear(tmp_path: Path, name: str) -> None:
     small = _cpu_seconds(tmp_path, name, 10_000)
-    before = machine_factor()
-    large = _cpu_seconds(tmp_path, name, 100_000)
-    # The machine's speed as it was around the measurement (the slower reading of two).
-    bound = 2.0 * max(before, machine_factor())
-    if large >= bound:
-        # The other test worker on a two-core machine stretches CPU time too (a CI run
-        # under load measured 2.25 s for what takes 1.4 s alone): measure once more and
-        # judge the better run. Quadratic work (49 s before) fails both.
-        large = min(large, _cpu_seconds(tmp_path / "again", name, 100_000))
+    # Each run judged against the machine's speed around it. The other test worker on a
+    # two-core machine stretches CPU time too (a CI run under load measured 2.25 s for
+    # what takes 1.4 s alone), and a shared machine's speed varies from minute to minute
+    # (2.96 s against a bound of 2.64 s read a moment earlier): the better of up to three
+    # runs is judged. Quadratic work (49 s before) fails them all.
+    runs = iter(range(3))
+    large, bound = within_budget(
+        lambda: _cpu_seconds(tmp_path / f"run-{next(runs)}", name, 100_000), 2.0
+    )
     assert large < bound, f"{name}: {large:.2f} s of CPU for 100,000 items (bound {bound:.2f})"
     # Ten times the items: linear is 10x, quadratic 100x. The margin absorbs noise in
     # the small run's few hundredths of a second; a neighbour's load on either run gets
@@ -196,14 +196,10 @@ def test_100000_items_in_roster_toml_stay_linear(name: str) -> None:
     """roster.toml's positions are looked up, not searched for: 5,000 / 10,000 / 20,000
     unknown [defaults] keys took 3.8 / 14.3 / 57.6 s (each key rescanned the file)."""
     small = _config_cpu_seconds(name, 10_000)
-    before = machine_factor()
-    large = _config_cpu_seconds(name, 100_000)
     # An outer bound, not the linearity check (the ratio below is): 4 s on the reference
     # machine, where a rescan per item takes minutes. At 2 s, the slowest case (100,000
     # [[notify.command]] tables, about 2 s there) failed a CI run by 0.6% on Python 3.13.
-    bound = 4.0 * max(before, machine_factor())
-    if large >= bound:  # load from the other test worker: once more, the better run judged
-        large = min(large, _config_cpu_seconds(name, 100_000))
+    large, bound = within_budget(lambda: _config_cpu_seconds(name, 100_000), 4.0)
     assert large < bound, f"{name}: {large:.2f} s of CPU for 100,000 items (bound {bound:.2f})"
     if large >= max(small, 0.02) * 25:  # a CI run under load saw 0.127 -> 3.242 s once
         small = min(small, _config_cpu_seconds(name, 10_000))
