@@ -29,6 +29,9 @@ from tests.probe.conftest import server_file, write_clock
 
 ROSTER = [sys.executable, "-m", "agent_roster"]
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "vault"
+#: Seconds a test that needs a real server's answer (and does not test the timeout) waits
+#: for it: a loaded CI machine once took over the default 15 s to start mcp-server-time.
+PATIENT = 60
 
 
 def by_server(results):  # type: ignore[no-untyped-def]
@@ -38,9 +41,10 @@ def by_server(results):  # type: ignore[no-untyped-def]
 def test_probe_lists_the_real_tools_of_real_servers_and_times_out_cleanly(vault: Path) -> None:
     started = time.monotonic()
     with RosterContext(vault) as ctx:
-        # 30 s: long enough for the real servers to answer on a loaded CI machine (one took
-        # over 15 s there), short enough to wait out the silent one.
-        report = probe_mcp_server(ctx, ProbeParams(timeout=30))
+        # Long enough for the real servers to answer on a loaded CI machine (one took over
+        # 15 s there), short enough to wait out the silent one.
+        timeout = 30
+        report = probe_mcp_server(ctx, ProbeParams(timeout=timeout))
     elapsed = time.monotonic() - started
     results = by_server(report.results)
     assert {t.name for t in results["time"].tools} == {"get_current_time", "convert_time"}
@@ -49,9 +53,9 @@ def test_probe_lists_the_real_tools_of_real_servers_and_times_out_cleanly(vault:
     assert {"echo", "get-sum"} <= everything, everything
     silent = results["silent"]
     assert not silent.ok and silent.error_code == "timeout" and not silent.tools
-    assert "30 s" in (silent.error or "")
+    assert f"{timeout} s" in (silent.error or "")
     # Concurrent: the whole run costs about the slowest probe, not the sum of all three.
-    assert elapsed < 30 + 15, elapsed
+    assert elapsed < timeout + 15, elapsed
     # The embedded server is answered in-process, never connected to.
     embedded = results["agent-queue"]
     assert embedded.transport == "embedded"
@@ -105,9 +109,7 @@ def test_the_catalog_is_cached_and_refreshed_when_a_registry_file_changes(vault:
         statuses = {row.server: row.status for row in cached.servers}
         assert statuses == {"agent-queue": "embedded", "everything": "unprobed", "time": "unprobed"}
 
-        # Generous: this test is about the cache, and a loaded CI machine once took over the
-        # default 15 s to start mcp-server-time (the timeout itself is tested above).
-        patient = CatalogParams(timeout=60)
+        patient = CatalogParams(timeout=PATIENT)  # the timeout itself is tested above
         first = list_mcp_tool_catalog(ctx, patient)
         rows = {row.server: row for row in first.servers}
         assert rows["time"].status == "fresh" and rows["time"].ok
@@ -138,7 +140,7 @@ def test_validation_checks_mcp_tool_names_against_the_probed_catalog(vault: Path
     assert not [d for d in before if "get_current_tme" in d.message], "unprobed: not judged"
 
     with RosterContext(vault) as ctx:
-        probe_mcp_server(ctx, ProbeParams(name="time", timeout=60))
+        probe_mcp_server(ctx, ProbeParams(name="time", timeout=PATIENT))
     after = [
         d
         for d in validate([vault]).diagnostics
@@ -163,7 +165,7 @@ def test_list_available_tools(vault: Path) -> None:
         assert servers["filesystem"].package == "@modelcontextprotocol/server-filesystem"
         assert servers["fetch"].manager == "pip"
 
-        probe_mcp_server(ctx, ProbeParams(name="time", timeout=60))
+        probe_mcp_server(ctx, ProbeParams(name="time", timeout=PATIENT))
         after = {tool.name: tool for tool in list_available_tools(ctx, ToolsParams()).tools}
     assert after["mcp__time__get_current_time"].source == "mcp"
     assert after["mcp__time__get_current_time"].status == "fresh"
@@ -218,7 +220,7 @@ def run(vault: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_the_cli_probes_one_server_by_name_and_lists_the_catalog_and_tools(vault: Path) -> None:
-    probed = run(vault, "mcp", "probe", "time", "--timeout", "60", "--json")
+    probed = run(vault, "mcp", "probe", "time", "--timeout", str(PATIENT), "--json")
     assert probed.returncode == 0, probed.stderr
     (result,) = json.loads(probed.stdout)["results"]
     assert result["server"] == "time" and result["ok"]
