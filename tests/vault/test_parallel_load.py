@@ -10,6 +10,7 @@ import pytest
 
 from agent_roster.vault import loader, parallel_load
 from agent_roster.vault.loader import load_vault
+from agent_roster.vault.packed import WHOLE, pack, unpack
 from agent_roster.vault.paths import EntryKind, VaultLayout
 from agent_roster.vault.profile_parser import parse_profile
 
@@ -136,7 +137,7 @@ def test_chunks_are_cut_at_a_byte_budget_as_well_as_a_file_count(
     monkeypatch.setattr(parallel_load, "SHIPPED_MAX", 1 << 20)
     files = list(VaultLayout(root).iter_files([]))
     monkeypatch.setattr(parallel_load, "CHUNK", 20)
-    chunks = parallel_load._chunks(files)
+    chunks = parallel_load._chunks(files, ())
     profiles = [i for i, f in enumerate(files) if f[0].kind is EntryKind.PROFILE]
     assert [i for chunk in chunks for i in chunk] == profiles
 
@@ -160,7 +161,7 @@ def test_a_profile_over_the_shipping_limit_is_parsed_here_not_sent_from_a_worker
     monkeypatch.setattr(parallel_load, "SHIPPED_MAX", 16 * 1024)
     root, long = _with_long_profile(tmp_path, 2000)
     files = list(VaultLayout(root).iter_files([]))
-    chunked = {i for chunk in parallel_load._chunks(files) for i in chunk}
+    chunked = {i for chunk in parallel_load._chunks(files, ()) for i in chunk}
     profiles = {i for i, f in enumerate(files) if f[0].kind is EntryKind.PROFILE}
     kept_here = {i for i in profiles if files[i][1] == str(long)}
     assert files[next(iter(kept_here))][2].st_size > parallel_load.SHIPPED_MAX  # type: ignore[union-attr]
@@ -179,19 +180,20 @@ def test_a_long_prompt_crosses_from_a_worker_once_and_comes_back_as_parsed(
     text = long.read_text()
     parsed = parse_profile(text, path="agent-types/coding-3/profile.md", expected_id="coding-3")
     assert parsed.document is not None and parsed.document.pieces is not None
-    clean = parallel_load._clean(7, parsed)
-    assert clean[0] == 7 and clean[4] != parallel_load._WHOLE
-    assert len(clean[3]) + len(clean[5]) < len(text) // 10  # the body is not in them
-    wire = parallel_load._DECODER.decode(parallel_load._ENCODER.encode([clean]))[0]
-    back = parallel_load._parsed("agent-types/coding-3/profile.md", wire)
+    packed = pack(parsed)
+    assert packed[3] != WHOLE
+    assert len(packed[2]) + len(packed[4]) < len(text) // 10  # the body is not in them
+    wire = parallel_load._DECODER.decode(parallel_load._ENCODER.encode([(7, b"", packed)]))[0]
+    assert wire[:2] == (7, b"")
+    back = unpack("agent-types/coding-3/profile.md", wire[2])
     assert back.document is not None and back.profile is not None
     pieces = back.document.pieces
-    assert pieces is not None and pieces[1] is back.profile.sections[wire[4]].body
+    assert pieces is not None and pieces[1] is back.profile.sections[wire[2][3]].body
     assert back.document.text == text
     assert back == parsed
     # A short profile's text comes whole, and an unshared document too.
     short = parse_profile("---\nid: a\nname: A\n---\n## Role\nHi.\n", path="p.md")
-    assert parallel_load._clean(0, short)[3:] == (short.document.text, parallel_load._WHOLE, "")  # type: ignore[union-attr]
+    assert pack(short)[2:] == (short.document.text, WHOLE, "")  # type: ignore[union-attr]
     # Parsed by whichever process, the snapshot is the serial one.
     split = _same_as_serial(root, monkeypatch)
     assert split.profiles[(None, "coding-3")].document.text == text  # type: ignore[union-attr]

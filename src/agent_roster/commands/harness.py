@@ -122,6 +122,7 @@ def load_effective(
         embedded=config.embedded.name,
         workers=available_workers(),
         commands=config.embedded.commands,
+        cache=True,
     )
     good = [p.profile for p in snapshot.profiles.values() if p.ok and p.profile is not None]
     servers = [s.server for s in snapshot.servers.values() if s.ok and s.server is not None]

@@ -25,9 +25,10 @@ from agent_roster.resolve.cascade import Resolution, resolve, resolve_task
 from agent_roster.resolve.config import LoadedConfig, load_config
 from agent_roster.resolve.index import ProfileIndex
 from agent_roster.resolve.launch import TOKEN_ENV, LaunchSpec, build_cached
-from agent_roster.store import Store, default_db_path
+from agent_roster.store import Store
 from agent_roster.sync.engine import SyncEngine
 from agent_roster.vault.paths import CONFIG_FILE
+from agent_roster.vault.paths import state_dir as _state_dir_of
 from agent_roster.vault.writer import atomic_write
 
 if TYPE_CHECKING:
@@ -159,7 +160,7 @@ def state_dir(vault: str | os.PathLike[str]) -> Path:
 def _state_dir(vault: str, cwd: str) -> Path:
     # Cached: path arithmetic costs more than a warm resolution (issue 4 item 8). ``cwd`` is
     # part of the key because a relative vault path resolves against it.
-    return default_db_path(vault).parent
+    return _state_dir_of(vault)
 
 
 def running_daemon(vault: str | os.PathLike[str]) -> Attachment | None:

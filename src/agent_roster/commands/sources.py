@@ -36,7 +36,7 @@ from agent_roster.sources.lock import (
     sha256,
 )
 from agent_roster.vault.guard import exists_in_vault, read_in_vault, remove_in_vault
-from agent_roster.vault.paths import EntryKind, VaultLayout, check_segment, classify
+from agent_roster.vault.paths import EntryKind, VaultLayout, check_segment, classify, state_dir
 from agent_roster.vault.writer import write_in_vault
 
 FileStatus = Literal[
@@ -368,9 +368,7 @@ def _fetched(ctx: RosterContext, name: str, declared: Declared, commit: str) -> 
 
 
 def _cache(ctx: RosterContext, name: str) -> Path:
-    from agent_roster.store.engine import default_db_path
-
-    return default_db_path(ctx.vault).parent / "sources" / f"{name}.git"
+    return state_dir(ctx.vault) / "sources" / f"{name}.git"
 
 
 def _write_lock(layout: VaultLayout, lock: Lock) -> None:

@@ -18,17 +18,11 @@ import msgspec
 
 from agent_roster.errors import UsageError
 from agent_roster.resolve.attach import LOCK_FILE, Running, decode_running
+from agent_roster.vault.paths import state_dir
 
 __all__ = ["LOCK_FILE", "TOKEN_FILE", "Running", "VaultLock", "daemon_token", "state_dir"]
 
 TOKEN_FILE = "daemon.token"  # noqa: S105 - a file name, not a secret
-
-
-def state_dir(vault: str | os.PathLike[str]) -> Path:
-    """The ``.roster`` folder beside the vault: lock, tokens, the default database."""
-    from agent_roster.store import default_db_path
-
-    return default_db_path(vault).parent
 
 
 class VaultLock:

@@ -33,21 +33,18 @@ import sqlalchemy
 from sqlalchemy import Connection, Engine, event
 from sqlalchemy.engine import URL, make_url
 
+from agent_roster.vault.paths import state_dir
+
 #: Execution option that marks an engine (or connection) as one that writes.
 WRITE_OPTION = "roster_write"
 #: Milliseconds a SQLite connection waits for another writer before giving up.
 BUSY_TIMEOUT_MS = 10_000
-DB_DIR = ".roster"
 DB_FILE = "roster.db"
 
 
 def default_db_path(vault_root: str | os.PathLike[str]) -> Path:
     """The default SQLite file for the vault at ``vault_root`` (see the module docstring)."""
-    root = Path(vault_root).absolute()
-    beside = root.parent
-    if beside == root:  # the vault is a filesystem root: nothing is beside it
-        return root / DB_DIR / DB_FILE
-    return beside / DB_DIR / DB_FILE
+    return state_dir(vault_root) / DB_FILE
 
 
 def default_db_url(vault_root: str | os.PathLike[str]) -> str:

@@ -19,15 +19,17 @@ from agent_roster.diagnostics import Diagnostic
 from agent_roster.known_tools import DEFAULT_EMBEDDED_SERVER, KnownTools
 from agent_roster.model.profile import AgentProfile
 from agent_roster.perf import paused_gc
-from agent_roster.vault import parallel_load
+from agent_roster.vault import parallel_load, parse_cache
 from agent_roster.vault.jsonblock import JsonBlock
 from agent_roster.vault.mcp_parser import ParsedServer, parse_mcp_server
+from agent_roster.vault.packed import unpack
 from agent_roster.vault.paths import (
     AGENT_TYPES,
     CONFIG_FILE,
     MCP_SERVERS,
     PROJECTS,
     EntryKind,
+    RawFile,
     ScannedFile,
     VaultEntry,
     VaultLayout,
@@ -121,15 +123,18 @@ def load_vault(
     workers: int = 0,
     commands: Iterable[str] = (),
     catalog: Mapping[Key, frozenset[str]] | None = None,
+    cache: bool = False,
 ) -> VaultSnapshot:
     """Read and validate every profile and MCP server file under ``root``. With
     ``workers``, a large vault's profiles are parsed by that many forked processes as well
-    (``vault/parallel_load.py``); the snapshot is the same. ``embedded`` and ``commands``
+    (``vault/parallel_load.py``); with ``cache``, a large vault's clean parses are kept
+    between runs and files whose bytes have not changed are not parsed again
+    (``vault/parse_cache.py``). The snapshot is the same either way. ``embedded`` and ``commands``
     are roster.toml's ``[embedded_server]`` name and extra command names. ``catalog`` holds
     the tools probed servers offer, by (project, server): names of those servers' tools are
     checked against it."""
     with paused_gc():
-        return _load(VaultLayout(root), embedded, workers, tuple(commands), catalog or {})
+        return _load(VaultLayout(root), embedded, workers, tuple(commands), catalog or {}, cache)
 
 
 def _scope_catalog(
@@ -148,6 +153,7 @@ def _load(
     workers: int,
     commands: tuple[str, ...] = (),
     catalog: Mapping[Key, frozenset[str]] | None = None,
+    cache: bool = False,
 ) -> VaultSnapshot:
     catalog = catalog or {}
     extra: list[Diagnostic] = []
@@ -157,8 +163,21 @@ def _load(
     count = sum(1 for f in files if f[0].kind is EntryKind.PROFILE)
     # One memo of unknown-tool hints for the whole load, every scope's KnownTools shares it.
     suggestions: dict[str, str] = {}
-    if workers and count >= parallel_load.PARALLEL_MIN_PROFILES:
+    kept = _open_cache(layout, count) if cache else None
+    keyer: parse_cache.Keyer | None = None
+    #: The cache key of the bytes each profile file (by index) was parsed from.
+    keys: dict[int, bytes] = {}
+    if kept is not None or (workers and count >= parallel_load.PARALLEL_MIN_PROFILES):
         assumed = parallel_load.assumed_server_names(files)
+    if kept is not None:
+        contexts = {
+            scope: parse_cache.context(embedded, commands, names, _scope_catalog(catalog, scope))
+            for scope, names in assumed.items()
+        }
+        keyer = kept.keyer(contexts)
+        if len(kept):
+            _cached(files, kept, keyer, early, keys)
+    if workers and count - len(early) >= parallel_load.PARALLEL_MIN_PROFILES:
         known_tools = {
             scope: KnownTools(
                 names,
@@ -169,7 +188,11 @@ def _load(
             )
             for scope, names in assumed.items()
         }
-        early = parallel_load.parse_clean(files, known_tools, _read, workers)
+        parsed = parallel_load.parse_clean(
+            files, known_tools, _read, workers, skip=early.keys(), keyer=keyer
+        )
+        early.update(parsed.profiles)
+        keys.update(parsed.keys)
     servers: dict[Key, ParsedServer] = {}
     profiles: dict[Key, ParsedProfile] = {}
     known_by_scope: dict[str | None, KnownTools] = {}
@@ -194,6 +217,8 @@ def _load(
         raw = _read(entry, path, info.st_size if info is not None else -1, extra)
         if raw is None:
             continue
+        if keyer is not None and kind is not server_kind:
+            keys[index] = keyer(entry, raw)
         if kind is server_kind:
             servers[(project, ident)] = parse_mcp_server(
                 raw, path=rel_path, expected_name=ident, project=project
@@ -214,9 +239,67 @@ def _load(
         profiles[(project, ident)] = parse_profile(
             raw, path=rel_path, expected_id=ident, project=project, known_tools=known
         )
+    if kept is not None:
+        _keep(files, kept, keys, profiles, servers, assumed)
     unloaded = tuple(extra)
     _cross_check(profiles, servers, embedded, extra)
     return VaultSnapshot(layout, profiles, servers, tuple(extra), unloaded)
+
+
+def _open_cache(layout: VaultLayout, count: int) -> parse_cache.ParseCache | None:
+    if count < parse_cache.CACHE_MIN_PROFILES or not parse_cache.enabled():
+        return None
+    return parse_cache.ParseCache.open(parse_cache.cache_path(layout.root))
+
+
+def _cached(
+    files: list[RawFile],
+    kept: parse_cache.ParseCache,
+    keyer: parse_cache.Keyer,
+    early: dict[int, ParsedProfile],
+    keys: dict[int, bytes],
+) -> None:
+    # Each profile file whose bytes the cache knows, as it was parsed, into ``early``: the
+    # loader's pass then trusts it as it trusts a worker's parse (only if its scope's
+    # registry is the one assumed). A file that cannot be read is left for that pass,
+    # which reports it.
+    for index, (entry, path, info) in enumerate(files):
+        if entry.kind is not EntryKind.PROFILE:
+            continue
+        raw = _read(entry, path, info.st_size if info is not None else -1, [])
+        if raw is None:
+            continue
+        key = keyer(entry, raw)
+        packed = kept.get(key)
+        if packed is not None:
+            early[index] = unpack(entry.rel_path, packed)
+            keys[index] = key
+
+
+def _keep(
+    files: list[RawFile],
+    kept: parse_cache.ParseCache,
+    keys: dict[int, bytes],
+    profiles: dict[Key, ParsedProfile],
+    servers: dict[Key, ParsedServer],
+    assumed: dict[str | None, set[str]],
+) -> None:
+    # Every clean parse goes into the cache under the key of the bytes it was parsed from,
+    # unless its scope's registry differs from the one its key assumed (a server file that
+    # could not be read).
+    trusted: dict[str | None, bool] = {}
+    for index, key in keys.items():
+        entry = files[index][0]
+        parsed = profiles.get((entry.project, entry.id))
+        if parsed is None or not parsed.ok or parsed.document is None:
+            continue
+        trust = trusted.get(entry.project)
+        if trust is None:
+            trust = server_names(servers, entry.project) == assumed.get(entry.project)
+            trusted[entry.project] = trust
+        if trust:
+            kept.keep(key, parsed)
+    kept.save()
 
 
 def _cross_check(

@@ -14,7 +14,8 @@ again in this process would undo the workers' work (issue 12 item 8).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
+from typing import NamedTuple
 
 import msgspec
 
@@ -22,8 +23,10 @@ from agent_roster.diagnostics import Diagnostic
 from agent_roster.known_tools import KnownTools
 from agent_roster.model.profile import AgentProfile
 from agent_roster.parallel import ordered_map
+from agent_roster.vault.packed import Packed, pack, unpack
+from agent_roster.vault.parse_cache import Keyer
 from agent_roster.vault.paths import EntryKind, RawFile, VaultEntry
-from agent_roster.vault.profile_parser import ParsedProfile, ProfileDocument, parse_profile
+from agent_roster.vault.profile_parser import ParsedProfile, parse_profile
 
 #: Below this many profile files a load stays in one process.
 PARALLEL_MIN_PROFILES = 2_000
@@ -40,20 +43,24 @@ CHUNK_BYTES = 256 * 1024
 #: above), and its worker would wait on it until this process finished its own chunk.
 SHIPPED_MAX = 1 << 20
 
-#: A worker's answer for one profile: its index, the profile, its diagnostics, and the
-#: file's text; for a document that keeps a long prose body once (``ProfileDocument.pieces``)
-#: the text before that body, the index of the section holding it and the text after it,
-#: so the body crosses the pipe once, inside the profile (sending the text too made this
-#: process slower at receiving a vault of 50 KB prompts than at parsing it).
-_Clean = tuple[int, AgentProfile, tuple[Diagnostic, ...], str, int, str]
-_Found = list[tuple[int, ParsedProfile]]
+#: A worker's answer for one profile: its index, its parse cache key (empty without a
+#: cache) and the parse (``vault/packed.py``).
+_Clean = tuple[int, bytes, Packed]
+_Found = list[tuple[int, bytes, ParsedProfile]]
 #: The loader's reader: (entry, path, size, diagnostics out) -> bytes or None.
 Reader = Callable[[VaultEntry, str, int, list[Diagnostic]], "bytes | None"]
 _ENCODER = msgspec.msgpack.Encoder()
 _DECODER = msgspec.msgpack.Decoder(
-    list[tuple[int, AgentProfile, tuple[Diagnostic, ...], str, int, str]]
+    list[tuple[int, bytes, tuple[AgentProfile, tuple[Diagnostic, ...], str, int, str]]]
 )
-_WHOLE = -1
+
+
+class Parsed(NamedTuple):
+    """The clean parses by file index, and the cache key of the bytes each was parsed
+    from (when a keyer was given)."""
+
+    profiles: dict[int, ParsedProfile]
+    keys: dict[int, bytes]
 
 
 def assumed_server_names(files: Sequence[RawFile]) -> dict[str | None, set[str]]:
@@ -69,15 +76,16 @@ def assumed_server_names(files: Sequence[RawFile]) -> dict[str | None, set[str]]
     return names
 
 
-def _chunks(files: Sequence[RawFile]) -> list[list[int]]:
-    # The indexes of the profile files up to SHIPPED_MAX bytes, in order, cut at CHUNK files
+def _chunks(files: Sequence[RawFile], skip: Container[int]) -> list[list[int]]:
+    # The indexes of the profile files up to SHIPPED_MAX bytes (but those in ``skip``), in
+    # order, cut at CHUNK files
     # or CHUNK_BYTES bytes (by the listing's sizes; a file without one counts as empty),
     # whichever comes first.
     chunks: list[list[int]] = []
     chunk: list[int] = []
     size = 0
     for index, (entry, _, info) in enumerate(files):
-        if entry.kind is not EntryKind.PROFILE:
+        if entry.kind is not EntryKind.PROFILE or index in skip:
             continue
         file_size = info.st_size if info is not None else 0
         if file_size > SHIPPED_MAX:
@@ -92,39 +100,21 @@ def _chunks(files: Sequence[RawFile]) -> list[list[int]]:
     return chunks
 
 
-def _clean(index: int, parsed: ParsedProfile) -> _Clean:
-    profile, found, document = parsed
-    assert profile is not None and document is not None  # always, by ``run``
-    pieces = document.pieces
-    if pieces is not None:
-        before, body, after = pieces
-        for section, held in enumerate(profile.sections):
-            if held.body is body:
-                return index, profile, found, before, section, after
-    return index, profile, found, document.text, _WHOLE, ""
-
-
-def _parsed(path: str, clean: _Clean) -> ParsedProfile:
-    # The worker's answer as the parse it came from: the same profile, diagnostics and
-    # document (the long body, if any, the profile's own object again).
-    _, profile, found, text, section, after = clean
-    if section == _WHOLE:
-        document = ProfileDocument(path, text)
-    else:
-        document = ProfileDocument.around(path, text, profile.sections[section].body, after)
-    return ParsedProfile(profile, found, document)
-
-
 def parse_clean(
     files: Sequence[RawFile],
     known: dict[str | None, KnownTools],
     read: Reader,
     workers: int,
-) -> dict[int, ParsedProfile]:
-    """The profiles among ``files`` that parse without an error, by index, parsed by up
-    to ``workers`` forked processes and this one; ``known`` holds each scope's known
-    tools, ``read`` the loader's reader (``(entry, path, size, out) -> bytes``)."""
-    chunks = _chunks(files)
+    *,
+    skip: Container[int] = (),
+    keyer: Keyer | None = None,
+) -> Parsed:
+    """The profiles among ``files`` (but those in ``skip``) that parse without an error, by
+    index, parsed by up to ``workers`` forked processes and this one; ``known`` holds each
+    scope's known tools, ``read`` the loader's reader (``(entry, path, size, out) ->
+    bytes``). With a ``keyer``, each parse comes with the cache key of the very bytes it
+    was parsed from (the file may change between a cache lookup and this read)."""
+    chunks = _chunks(files, skip)
 
     def run(chunk: list[int]) -> _Found:
         found: _Found = []
@@ -146,19 +136,22 @@ def parse_clean(
                 and parsed.document is not None
                 and not any(d.is_error for d in parsed.diagnostics)
             ):
-                found.append((index, parsed))
+                found.append((index, keyer(entry, raw) if keyer else b"", parsed))
         return found
 
     def encode(found: _Found) -> bytes:
-        return _ENCODER.encode([_clean(i, p) for i, p in found])
+        return _ENCODER.encode([(i, key, pack(p)) for i, key, p in found])
 
     def decode(data: bytearray) -> _Found:
         return [
-            (clean[0], _parsed(files[clean[0]][0].rel_path, clean))
-            for clean in _DECODER.decode(data)
+            (index, key, unpack(files[index][0].rel_path, packed))
+            for index, key, packed in _DECODER.decode(data)
         ]
 
-    done: dict[int, ParsedProfile] = {}
+    done = Parsed({}, {})
     for found in ordered_map(run, chunks, workers, encode=encode, decode=decode):
-        done.update(found)
+        for index, key, parsed in found:
+            done.profiles[index] = parsed
+            if key:
+                done.keys[index] = key
     return done

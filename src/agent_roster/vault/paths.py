@@ -36,7 +36,18 @@ KNOWLEDGE = "knowledge"
 MEMORY = "memory"
 PROFILE_FILE = "profile.md"
 CONFIG_FILE = "roster.toml"
+#: roster's own state beside the vault (database, daemon lock and tokens, parse cache).
+STATE_DIR = ".roster"
 MAX_SEGMENT = 128
+
+
+def state_dir(vault_root: str | os.PathLike[str]) -> Path:
+    """The ``.roster`` folder beside the vault at ``vault_root``: kept out of the vault,
+    which is edited in Obsidian and synced between machines (``store/engine.py`` says
+    why); inside it only when the vault is a filesystem root, which has nothing beside."""
+    root = Path(vault_root).absolute()
+    beside = root.parent
+    return root / STATE_DIR if beside == root else beside / STATE_DIR
 
 
 class EntryKind(StrEnum):
