@@ -91,6 +91,11 @@ def test_a_second_load_parses_only_what_cannot_be_cached_and_gives_the_same_snap
     assert {"json-invalid", "tool-unknown"} <= codes
     long = second.profiles[(None, "coding-3")]
     assert long.document is not None and long.document.pieces is not None  # kept once
+    assert long.profile is not None
+    held = long.document.pieces[1]
+    assert any(section.body is held for section in long.profile.sections)
+    # Entries hold no text: the prose is read from the file each time.
+    assert b"a line of prose" not in path.read_bytes()
     # Nothing changed: the file is not written again.
     written = path.stat().st_mtime_ns
     load_vault(root, cache=True)
@@ -171,11 +176,11 @@ def test_a_cache_from_other_code_or_corrupt_is_ignored_and_replaced(
     path = cache_path(root)
     data = path.read_bytes()
     parses = _Parses(monkeypatch)
-    fingerprint = len(b"roster parse cache 1\n")
+    fingerprint = len(b"roster parse cache 2\n")
     assert data[fingerprint : fingerprint + 16] == parse_cache.code_fingerprint()
     for spoiled in (
         data[: len(data) // 2],  # cut short
-        data.replace(b"roster parse cache 1", b"roster parse cache 0", 1),  # another format
+        data.replace(b"roster parse cache 2", b"roster parse cache 0", 1),  # another format
         data[:fingerprint] + bytes(16) + data[fingerprint + 16 :],  # other code's
         data[:-3] + b"\x00" + data[-2:],  # one byte damaged
         b"",

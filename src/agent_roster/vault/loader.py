@@ -20,9 +20,10 @@ from agent_roster.known_tools import DEFAULT_EMBEDDED_SERVER, KnownTools
 from agent_roster.model.profile import AgentProfile
 from agent_roster.perf import paused_gc
 from agent_roster.vault import parallel_load, parse_cache
+from agent_roster.vault.document import normalise
 from agent_roster.vault.jsonblock import JsonBlock
 from agent_roster.vault.mcp_parser import ParsedServer, parse_mcp_server
-from agent_roster.vault.packed import unpack
+from agent_roster.vault.packed import restore
 from agent_roster.vault.paths import (
     AGENT_TYPES,
     CONFIG_FILE,
@@ -270,9 +271,13 @@ def _cached(
         if raw is None:
             continue
         key = keyer(entry, raw)
-        packed = kept.get(key)
-        if packed is not None:
-            early[index] = unpack(entry.rel_path, packed)
+        stripped = kept.get(key)
+        if stripped is None:
+            continue
+        # The bytes parsed cleanly once, so they are UTF-8: normalising cannot fail.
+        text = normalise(raw, entry.rel_path, [])
+        if text is not None:
+            early[index] = restore(entry.rel_path, text, stripped)
             keys[index] = key
 
 

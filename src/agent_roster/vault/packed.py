@@ -9,9 +9,15 @@ body is kept once, inside the profile (sending the text too made a load of a vau
 prompts slower at receiving than at parsing). :func:`unpack` gives back the same
 ``ParsedProfile`` the parse gave: the same profile, diagnostics and document, the long body
 the profile's own object again.
+
+The parse cache keeps less: the file's text is read again for every load anyway, so an
+entry (:func:`strip`) keeps no text at all, only where the long body starts and ends in
+it, and the profile with that body left empty; :func:`restore` puts the text back.
 """
 
 from __future__ import annotations
+
+import msgspec
 
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.profile import AgentProfile
@@ -20,6 +26,9 @@ from agent_roster.vault.profile_parser import ParsedProfile, ProfileDocument
 #: (profile, diagnostics, text or the text before the body, the body's section or WHOLE,
 #: the text after the body).
 Packed = tuple[AgentProfile, tuple[Diagnostic, ...], str, int, str]
+#: (profile with its long body empty, diagnostics, the body's section or WHOLE, where the
+#: body starts in the text, where it ends).
+Stripped = tuple[AgentProfile, tuple[Diagnostic, ...], int, int, int]
 #: The section index of a document kept whole.
 WHOLE = -1
 
@@ -45,3 +54,32 @@ def unpack(path: str, packed: Packed) -> ParsedProfile:
     else:
         document = ProfileDocument.around(path, text, profile.sections[section].body, after)
     return ParsedProfile(profile, found, document)
+
+
+def strip(parsed: ParsedProfile) -> Stripped:
+    """``parsed`` (a clean parse) without any of its file's text: a document of pieces
+    leaves its long body out of the profile and says where the body is in the text."""
+    profile, found, before, section, _ = pack(parsed)
+    if section == WHOLE:
+        return profile, found, WHOLE, 0, 0
+    start = len(before)
+    end = start + len(profile.sections[section].body)
+    return _with_body(profile, section, ""), found, section, start, end
+
+
+def restore(path: str, text: str, stripped: Stripped) -> ParsedProfile:
+    """The parse ``stripped`` came from, given its file's normalised ``text``."""
+    profile, found, section, start, end = stripped
+    if section == WHOLE:
+        return ParsedProfile(profile, found, ProfileDocument(path, text))
+    body = text[start:end]
+    profile = _with_body(profile, section, body)
+    return ParsedProfile(
+        profile, found, ProfileDocument.around(path, text[:start], body, text[end:])
+    )
+
+
+def _with_body(profile: AgentProfile, index: int, body: str) -> AgentProfile:
+    sections = list(profile.sections)
+    sections[index] = msgspec.structs.replace(sections[index], body=body)
+    return msgspec.structs.replace(profile, sections=tuple(sections))

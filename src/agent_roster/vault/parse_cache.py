@@ -4,7 +4,9 @@ Parsing is most of a large load (YAML, the markdown structure, the JSON blocks, 
 against the registry), and between two renders of a vault most files have not changed.
 ``load_vault(..., cache=True)`` keeps every profile that parsed without an error in one file
 in roster's state folder beside the vault (``.roster/parse-cache-<vault>.msgpack``) and
-takes a parse from there instead of parsing again when the file is the same.
+takes a parse from there instead of parsing again when the file is the same. An entry
+holds no text (the load reads the file anyway): a long prompt is kept as where it starts
+and ends in the file, so the cache of a vault of long prompts stays small to read.
 
 Nothing stale can come back, because an entry is found by what the parse depends on, never
 by a file's name or time:
@@ -43,7 +45,7 @@ import xxhash
 
 from agent_roster.diagnostics import Diagnostic
 from agent_roster.model.profile import AgentProfile
-from agent_roster.vault.packed import Packed, pack
+from agent_roster.vault.packed import Stripped, strip
 from agent_roster.vault.paths import VaultEntry, state_dir
 from agent_roster.vault.profile_parser import ParsedProfile
 from agent_roster.vault.writer import atomic_write
@@ -53,16 +55,16 @@ from agent_roster.vault.writer import atomic_write
 CACHE_MIN_PROFILES = 1_000
 #: The environment variable that turns the cache off (``0``).
 ENV = "ROSTER_PARSE_CACHE"
-_MAGIC = b"roster parse cache 1\n"
+_MAGIC = b"roster parse cache 2\n"
 #: Bytes of the payload's checksum (xxh3, 128 bits) after the header: a file cut short or
 #: damaged on disk is not used, even where what is left would still decode.
 _CHECKSUM = 16
 #: A file's cache key from its entry and bytes (:meth:`ParseCache.keyer`).
 Keyer = Callable[[VaultEntry, bytes], bytes]
-_Entries = dict[bytes, Packed]
+_Entries = dict[bytes, Stripped]
 _ENCODER = msgspec.msgpack.Encoder()
 _DECODER = msgspec.msgpack.Decoder(
-    dict[bytes, tuple[AgentProfile, tuple[Diagnostic, ...], str, int, str]]
+    dict[bytes, tuple[AgentProfile, tuple[Diagnostic, ...], int, int, int]]
 )
 
 
@@ -164,14 +166,14 @@ class ParseCache:
 
         return key
 
-    def get(self, key: bytes) -> Packed | None:
+    def get(self, key: bytes) -> Stripped | None:
         """The parse kept under ``key``, if any."""
         return self._read.get(key)
 
     def keep(self, key: bytes, parsed: ParsedProfile) -> None:
         """Keep ``parsed`` (a clean parse of the bytes ``key`` was made of) for next time."""
         found = self._read.get(key)
-        self._kept[key] = found if found is not None else pack(parsed)
+        self._kept[key] = found if found is not None else strip(parsed)
 
     def save(self) -> None:
         """Write this load's entries, atomically, when they differ from those read; a
