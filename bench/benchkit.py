@@ -5,7 +5,9 @@ from __future__ import annotations
 import gc
 import math
 import os
+import platform
 import statistics
+import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -25,6 +27,41 @@ class Timing(NamedTuple):
     @property
     def median(self) -> float:
         return statistics.median(self.runs) if self.runs else math.nan
+
+
+def machine() -> dict[str, str | int]:
+    """What a result depends on besides the code: the CPU model and count, and the Python and
+    Node.js that run the two sides. A ratio against rulesync moves with the machine: the same
+    code measured 11x on one 2-CPU machine and 4x on another, where rulesync ran 2.5x faster
+    and roster no faster. So a figure is read with the machine it came from."""
+    model = ""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as info:
+            model = next(
+                (line.partition(":")[2].strip() for line in info if line.startswith("model name")),
+                "",
+            )
+    except OSError:
+        pass
+    try:
+        node = subprocess.run(
+            ["node", "--version"], capture_output=True, text=True, timeout=10, check=False
+        ).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        node = ""
+    return {
+        "cpu": model or platform.processor() or platform.machine(),
+        "cpus": os.cpu_count() or 0,
+        "python": platform.python_version(),
+        "node": node or "not found",
+    }
+
+
+def machine_line(found: dict[str, str | int]) -> str:
+    """:func:`machine` as one line of a bench's header."""
+    return (
+        f"machine: {found['cpus']} x {found['cpu']}; python {found['python']}, node {found['node']}"
+    )
 
 
 def timed(fn: Callable[[], object]) -> float:

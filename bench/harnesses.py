@@ -67,7 +67,7 @@ from typing import Any, NamedTuple
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rulesyncgen
 import vaultgen
-from benchkit import Timing
+from benchkit import Timing, machine, machine_line
 from render import (
     _child_cpu,
     drop_parse_cache,
@@ -296,6 +296,8 @@ def measure(args: Any, rulesync: str, version: str, work: Path, shape: str) -> i
         f"rulesync {version}; {args.reps} repetition(s); load average "
         f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; {os.cpu_count()} CPUs"
     )
+    host = machine()
+    print(machine_line(host))
     print()
     print(
         f"{'harness':<10}{'ours s':>8}{'µs/agent':>10}{'vs claude':>10}{'/profile':>9}{'agents':>8}"
@@ -406,6 +408,7 @@ def measure(args: Any, rulesync: str, version: str, work: Path, shape: str) -> i
         "profiles": n,
         "reps": args.reps,
         "rulesync_version": version,
+        "machine": host,
         "load_average": [round(x, 2) for x in load],
         "pass_per_agent": per_agent_ok,
         "pass_cli": cli_ok,

@@ -79,7 +79,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import parse
 import rulesyncgen
 import vaultgen
-from benchkit import Timing
+from benchkit import Timing, machine, machine_line
 
 TARGET_SPEEDUP = 10.0
 TARGET_SPEEDUP_CLI = 8.0  # `roster render` as a subprocess, start-up included (issue 12)
@@ -434,6 +434,8 @@ def measure(
         f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} at the end"
     )
     print(f"outputs under {work} ({filesystem_of(work)}), {os.cpu_count()} CPUs")
+    host = machine()
+    print(machine_line(host))
     print()
     head = (
         f"{'contender':<12}{'best s':>8}{'median s':>10}{'CPU s':>8}{'ratio':>8}"
@@ -514,6 +516,7 @@ def measure(
         "harnesses": list(HARNESSES),
         "rulesync_version": version,
         "python": platform.python_version(),
+        "machine": host,
         "reps": args.reps,
         "load_average": [round(x, 2) for x in load],
         "output_filesystem": filesystem_of(work),
