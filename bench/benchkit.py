@@ -11,6 +11,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterable
+from functools import cache
 from typing import NamedTuple
 
 
@@ -29,6 +30,7 @@ class Timing(NamedTuple):
         return statistics.median(self.runs) if self.runs else math.nan
 
 
+@cache  # a bench measures several shapes: node is asked once
 def machine() -> dict[str, str | int]:
     """What a result depends on besides the code: the CPU model and count, and the Python and
     Node.js that run the two sides. A ratio against rulesync moves with the machine: the same

@@ -294,7 +294,7 @@ def measure(args: Any, rulesync: str, version: str, work: Path, shape: str) -> i
     print(f"Agent Roster render to every harness (issue 16 item 6): {n:,} profiles, shape {shape}")
     print(
         f"rulesync {version}; {args.reps} repetition(s); load average "
-        f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; {os.cpu_count()} CPUs"
+        f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"
     )
     host = machine()
     print(machine_line(host))

@@ -433,7 +433,7 @@ def measure(
         f"python {platform.python_version()}, not pinned, {args.reps} repetitions, "
         f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} at the end"
     )
-    print(f"outputs under {work} ({filesystem_of(work)}), {os.cpu_count()} CPUs")
+    print(f"outputs under {work} ({filesystem_of(work)})")
     host = machine()
     print(machine_line(host))
     print()
