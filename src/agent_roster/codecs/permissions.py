@@ -385,6 +385,13 @@ def effective_rules(profile: AgentProfile, *, embedded: str = "") -> tuple[Sourc
     return found
 
 
+def unremembered_rules(profile: AgentProfile, *, embedded: str = "") -> tuple[SourcedRule, ...]:
+    """:func:`effective_rules` worked out afresh, outside :func:`remembering_rules`' memo:
+    for a profile made to answer a few questions (an agent file read back by the render
+    check), which the memo would keep, prompt and all, until the render ends."""
+    return _effective_rules(profile, embedded)
+
+
 def _effective_rules(profile: AgentProfile, embedded: str) -> tuple[SourcedRule, ...]:
     out: list[SourcedRule] = list(_mode_rules(profile.permission_mode))
     if profile.allowed_tools or profile.tools_exact:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from agent_roster.codecs.base import NativeAgent, Probe
+from agent_roster.codecs.permissions import SourcedRule, unremembered_rules
 from agent_roster.codecs.semantics import ALLOW, ASK, DENY, agent_text, canonical
 from agent_roster.model.profile import AgentProfile, PermissionAction
 
@@ -32,14 +33,22 @@ def decide(
     text = agent_text(agent)
     if text is None:
         return DENY
-    profile = _read(read_text, text, agent.paths[0] if agent.paths else "")
-    if profile is None:
+    read = _read(read_text, text, agent.paths[0] if agent.paths else "")
+    if read is None:
         return DENY
-    found = canonical(profile, probe)
+    profile, rules = read
+    found = canonical(profile, probe, rules=rules)
     action = default if found.rule is None else found.action
     return ALLOW if action is ASK and not asks else action
 
 
-@lru_cache(maxsize=1024)
-def _read(read_text: ReadText, text: str, path: str) -> AgentProfile | None:
-    return read_text(text, path)
+# A render check asks each agent its probes one after another: a few agents' readings are
+# enough. Their rules are worked out here rather than through effective_rules' memo, which
+# would keep every profile read back, with its whole prompt, until the render ends (on a
+# vault of 50 KB prompts, half a gigabyte).
+@lru_cache(maxsize=64)
+def _read(
+    read_text: ReadText, text: str, path: str
+) -> tuple[AgentProfile, tuple[SourcedRule, ...]] | None:
+    profile = read_text(text, path)
+    return None if profile is None else (profile, unremembered_rules(profile))

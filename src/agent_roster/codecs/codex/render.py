@@ -164,29 +164,31 @@ def render_profile(
     sections = "".join(map(_server_section, role_tables.items()))
     if passed:
         content = tomlkit_document(keys) + sections
-        reading = _parsed_reading(keys, sections, prompt)
+        reading = _parsed_reading(keys, sections)
     else:
         content = _plain_head_text(keys) + sections
-        reading = {**keys, "developer_instructions": prompt}
+        reading = {k: v for k, v in keys.items() if k != "developer_instructions"}
         if role_tables:
             reading["mcp_servers"] = role_tables
     # The render check reads the role from what it was written from, not by parsing it
     # again: tomllib checks every character of a long prompt's string, and parsing the
     # role was half of a Codex render of long prompts or many servers. The two are the
-    # same mapping (tests/codecs/test_codex_sections.py holds it for any prompt).
+    # same mapping but for the prompt (tests/codecs/test_codex_sections.py holds it for
+    # any prompt), which no decision reads: kept for every role until the check, the
+    # prompts were held twice (half a gigabyte on a vault of 50 KB prompts).
     remember_reading(content, path, reading)
     return content, tables
 
 
-def _parsed_reading(keys: dict[str, Any], sections: str, prompt: str) -> dict[str, Any] | None:
+def _parsed_reading(keys: dict[str, Any], sections: str) -> dict[str, Any] | None:
     """What ``tomllib`` reads from a role whose keys tomlkit writes (values passed through
-    from ``harness.codex``): the role parsed with an empty prompt, then the prompt put back."""
+    from ``harness.codex``), but for its prompt: the role parsed with an empty prompt."""
     try:
         empty = tomlkit_document({**keys, "developer_instructions": _multiline("", "")})
         reading = tomllib.loads(empty + sections)
     except tomllib.TOMLDecodeError:
         return None
-    reading["developer_instructions"] = prompt
+    del reading["developer_instructions"]
     return reading
 
 

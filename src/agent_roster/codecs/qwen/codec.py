@@ -10,6 +10,7 @@ model on loopback (tests/codecs/test_qwen_cli.py). Mapping: docs/codecs/qwen.md.
 
 from __future__ import annotations
 
+from collections import deque
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -189,7 +190,13 @@ class QwenCodec:
         servers = list(dict.fromkeys(block))
         known = _known(block, request)
         files: list[NativeFile] = []
-        for profile, ready in prepared:
+        # Taken from the front as each file is made, so a prompt is freed once its file
+        # holds it: kept until the last file, every prompt is there twice (half a gigabyte
+        # on a vault of 50 KB prompts).
+        pending = deque(prepared)
+        prepared.clear()
+        while pending:
+            profile, ready = pending.popleft()
             path = f"{AGENTS_DIR}/{profile.id}.md"
             generated = write_native(ready.frontmatter(servers), ready.prompt)
             content = keep_native(
