@@ -48,7 +48,13 @@ from agent_roster.codecs.qwen.read import (
     settings_servers,
     tool_list,
 )
-from agent_roster.codecs.qwen.render import APPROVAL, PASS_THROUGH, merge_settings, render_profile
+from agent_roster.codecs.qwen.render import (
+    APPROVAL,
+    PASS_THROUGH,
+    Prepared,
+    merge_settings,
+    render_profile,
+)
 from agent_roster.codecs.qwen.tools import canonical_tool
 from agent_roster.codecs.support import declare
 from agent_roster.codecs.tool_names import split_ref
@@ -171,7 +177,7 @@ class QwenCodec:
         """One subagent file per profile, and the servers merged into ``settings.json``."""
         out: list[Diagnostic] = []
         losses: list[Loss] = []
-        prepared = []
+        prepared: deque[tuple[AgentProfile, Prepared]] = deque()
         entries: dict[str, dict[str, Any]] = {}
         # Every agent file lists the servers of every agent written (its disallowedTools),
         # so every part works out which of the others' are written too, where one could
@@ -193,10 +199,8 @@ class QwenCodec:
         # Taken from the front as each file is made, so a prompt is freed once its file
         # holds it: kept until the last file, every prompt is there twice (half a gigabyte
         # on a vault of 50 KB prompts).
-        pending = deque(prepared)
-        prepared.clear()
-        while pending:
-            profile, ready = pending.popleft()
+        while prepared:
+            profile, ready = prepared.popleft()
             path = f"{AGENTS_DIR}/{profile.id}.md"
             generated = write_native(ready.frontmatter(servers), ready.prompt)
             content = keep_native(
